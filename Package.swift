@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Upcoming features every target turns on (see STYLE.md).
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "SocketIOProtocol", targets: ["SocketIOProtocol"]),
+        .library(name: "SocketIO", targets: ["SocketIO"]),
+        .executable(name: "sio", targets: ["sio"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "SocketIOProtocol",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "SocketIO",
+            dependencies: [
+                "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "sio",
+            dependencies: [
+                "SocketIO",
+                "SocketIOProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SocketIOProtocolTests",
+            dependencies: ["SocketIOProtocol"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SocketIOTests",
+            dependencies: [
+                "SocketIO",
+                "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

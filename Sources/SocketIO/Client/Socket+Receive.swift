@@ -1,0 +1,127 @@
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+extension Socket {
+    /// A packet for this namespace, from the manager (on the transport's thread).
+    func received(_ packet: SocketPacket) {
+        let action = inner.withLockedValue { $0.machine.received(packet) }
+        switch action {
+        case .none:
+            return
+        case .connected(let id, let early, let flush):
+            for packet in early { deliver(packet) }
+            if !flush.isEmpty {
+                manager.write(flush)
+                reportOutgoing(flush)
+            }
+            publish(.connected(id: id))
+            dispatch(SocketEvent(name: "connect", items: []), includeAny: false)
+            resumeConnectWaiters(with: nil)
+        case .connectFailed(let error):
+            connectFailed(error)
+        case .deliverEvent(let packet):
+            deliver(packet)
+        case .resolveAck(let id, let items):
+            let pending = inner.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
+            guard let pending else { return } // an ack for an unknown id is ignored, as socket.io does
+            pending.timeout?.cancel()
+            pending.continuation.resume(returning: items)
+        case .disconnected(let reason):
+            let ids = inner.withLockedValue { Array($0.pendingAcks.keys) }
+            failAcks(ids: ids, with: .disconnected(reason))
+            ended(reason, connectFailure: .disconnected(reason))
+            manager.socketBecameInactive()
+        }
+    }
+
+    private func deliver(_ packet: SocketPacket) {
+        guard let name = packet.eventName else { return }
+        var responder: AckResponder?
+        if let id = packet.id {
+            let namespace = self.namespace
+            let manager = self.manager
+            responder = AckResponder { items in
+                manager.write(.ack(items, namespace: namespace, id: id))
+            }
+        }
+        dispatch(SocketEvent(name: name, items: packet.arguments, ack: responder), includeAny: true)
+    }
+
+    /// Runs the listeners of `event` on the executor (catch-alls first).
+    func dispatch(_ event: SocketEvent, includeAny: Bool) {
+        let handlers = inner.withLockedValue { $0.listeners.take(for: event.name, includeAny: includeAny) }
+        guard !handlers.isEmpty else { return }
+        manager.executor.run {
+            for handler in handlers { handler(event) }
+        }
+    }
+
+    func reportOutgoing(_ packets: [SocketPacket]) {
+        let handlers = inner.withLockedValue { $0.listeners.outgoing }
+        guard !handlers.isEmpty else { return }
+        let events = packets.compactMap { packet in
+            packet.eventName.map { SocketEvent(name: $0, items: packet.arguments) }
+        }
+        manager.executor.run {
+            for event in events {
+                for handler in handlers { handler(event) }
+            }
+        }
+    }
+
+    func connectFailed(_ error: SocketIOError) {
+        let items: [JSONValue]
+        switch error {
+        case .connectError(let message, let data): items = [.string(message), data ?? .null]
+        case .invalidURL, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
+             .payloadConversion, .notConnected:
+            items = [.string(error.description)]
+        }
+        let status = inner.withLockedValue { $0.machine.status }
+        publish(status)
+        dispatch(SocketEvent(name: "connect_error", items: items), includeAny: false)
+        resumeConnectWaiters(with: error)
+        manager.socketBecameInactive()
+    }
+
+    /// The namespace ended: status, the `disconnect` (or `connect_error`) event, waiting callers.
+    func ended(_ reason: DisconnectReason, connectFailure: SocketIOError) {
+        let sentAckIDs = inner.withLockedValue { inner in
+            let buffered = Set(inner.machine.sendBuffer.compactMap(\.id))
+            return inner.pendingAcks.keys.filter { !buffered.contains($0) }
+        }
+        // Acks whose packets were sent can no longer arrive; buffered ones wait for the resend.
+        failAcks(ids: sentAckIDs, with: .disconnected(reason))
+        let hadWaiters = inner.withLockedValue { !$0.connectWaiters.isEmpty }
+        publish(.disconnected(reason))
+        if case .connectionFailed = connectFailure {
+            dispatch(SocketEvent(name: "connect_error", items: [.string(connectFailure.description)]), includeAny: false)
+        } else {
+            dispatch(SocketEvent(name: "disconnect", items: [.string(reason.description)]), includeAny: false)
+        }
+        if hadWaiters { resumeConnectWaiters(with: connectFailure) }
+    }
+
+    func resumeConnectWaiters(with error: SocketIOError?) {
+        let waiters = inner.withLockedValue { inner in
+            defer { inner.connectWaiters = [:] }
+            return Array(inner.connectWaiters.values)
+        }
+        for waiter in waiters {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
+    }
+
+    func failAcks(ids: [Int], with error: SocketIOError) {
+        let pending = inner.withLockedValue { inner in ids.compactMap { inner.pendingAcks.removeValue(forKey: $0) } }
+        for ack in pending {
+            ack.timeout?.cancel()
+            ack.continuation.resume(throwing: error)
+        }
+    }
+
+    func publish(_ status: SocketStatus) {
+        let observers = inner.withLockedValue { Array($0.statusObservers.values) }
+        for observer in observers { observer.yield(status) }
+    }
+}

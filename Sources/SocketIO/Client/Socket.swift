@@ -1,0 +1,190 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+/// One namespace on a ``Manager``: connect, emit, acknowledge and listen.
+///
+/// Every method is safe to call from any thread or task. Handlers run on the manager's
+/// ``HandlerExecutor`` (a serial queue by default), in the order events arrived, never while a
+/// lock is held.
+///
+/// ```swift
+/// let socket = manager.socket(namespace: "/")
+/// socket.on("echo") { event in print(event.items) }
+/// try await socket.connect()
+/// try socket.emit("echo", "hello", 42)
+/// let reply = try await socket.emitWithAck("ack", ["x": 1], timeout: .seconds(5))
+/// ```
+public final class Socket: Sendable {
+    /// The namespace, e.g. `/` or `/chat`.
+    public let namespace: String
+    unowned let manager: Manager
+
+    struct PendingAck: Sendable {
+        let continuation: CheckedContinuation<[JSONValue], any Error>
+        var timeout: Task<Void, Never>?
+    }
+
+    struct Inner: Sendable {
+        var machine: SocketStateMachine
+        var listeners = SocketListeners()
+        var auth: SocketAuth
+        var pendingAcks: [Int: PendingAck] = [:]
+        var statusObservers: [Int: AsyncStream<SocketStatus>.Continuation] = [:]
+        var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var nextObserverID = 0
+    }
+
+    let inner: NIOLockedValueBox<Inner>
+
+    init(manager: Manager, namespace: String, auth: SocketAuth) {
+        self.manager = manager
+        self.namespace = namespace
+        let machine = SocketStateMachine(
+            namespace: namespace,
+            version: manager.configuration.version.socketIOVersion,
+            sendBufferLimit: manager.configuration.sendBufferLimit
+        )
+        self.inner = NIOLockedValueBox(Inner(machine: machine, auth: auth))
+    }
+
+    /// The server-assigned socket id while connected.
+    public var id: String? {
+        if case .connected(let id) = status { return id }
+        return nil
+    }
+
+    /// Whether the namespace is connected.
+    public var connected: Bool { inner.withLockedValue { $0.machine.isConnected } }
+
+    /// Whether the socket wants a connection (connecting or connected).
+    public var active: Bool { isActive }
+
+    /// The current status.
+    public var status: SocketStatus { inner.withLockedValue { $0.machine.status } }
+
+    /// The auth payload used at the next CONNECT.
+    public var auth: SocketAuth {
+        get { inner.withLockedValue { $0.auth } }
+        set { inner.withLockedValue { $0.auth = newValue } }
+    }
+
+    var isActive: Bool { inner.withLockedValue { $0.machine.isActive } }
+
+    // MARK: - Connecting
+
+    /// Starts connecting the namespace and returns at once; listen for `connect`/`connect_error`
+    /// or watch ``statusChanges``.
+    public func startConnecting() {
+        let engineOpen = manager.isEngineOpen
+        let (action, change) = inner.withLockedValue { inner in
+            (inner.machine.connect(engineOpen: engineOpen), inner.machine.status)
+        }
+        switch action {
+        case .none:
+            return
+        case .openEngine:
+            publish(change)
+            manager.openEngine()
+        case .sendConnect:
+            publish(change)
+            sendConnect()
+        }
+    }
+
+    /// Connects the namespace and waits until the server accepts it.
+    ///
+    /// - Throws: ``SocketIOError/connectError(message:data:)`` when the server refuses (its
+    ///   message and data), ``SocketIOError/connectionFailed(_:)`` when the connection fails.
+    public func connect() async throws(SocketIOError) {
+        if connected { return }
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                inner.withLockedValue { inner in
+                    inner.nextObserverID += 1
+                    inner.connectWaiters[inner.nextObserverID] = continuation
+                }
+                startConnecting()
+                if connected { resumeConnectWaiters(with: nil) }
+            }
+        } catch let error as SocketIOError {
+            throw error
+        } catch {
+            throw .connectionFailed("\(error)")
+        }
+    }
+
+    /// Leaves the namespace (`io client disconnect`); pending acks fail, buffered emits are dropped
+    /// and their ack callers told. The manager closes the connection when no socket needs it.
+    public func disconnect() {
+        let (action, dropped) = inner.withLockedValue { inner in
+            (inner.machine.disconnect(), inner.machine.drainSendBuffer())
+        }
+        switch action {
+        case .none:
+            failAcks(ids: dropped.compactMap(\.id), with: .disconnected(.ioClientDisconnect))
+        case .disconnected(let reason, let sendDisconnect, _):
+            if sendDisconnect { manager.write(SocketPacket(kind: .disconnect, namespace: namespace)) }
+            failAcks(ids: dropped.compactMap(\.id), with: .disconnected(reason))
+            ended(reason, connectFailure: .disconnected(reason))
+        }
+        manager.socketBecameInactive()
+    }
+
+    // MARK: - From the manager
+
+    func engineOpened() {
+        let action = inner.withLockedValue { $0.machine.engineOpened() }
+        switch action {
+        case .sendConnect: sendConnect()
+        case .openEngine, .none: return
+        }
+    }
+
+    func engineClosed(_ reason: DisconnectReason) {
+        let action = inner.withLockedValue { $0.machine.engineClosed(reason) }
+        switch action {
+        case .none:
+            return
+        case .disconnected(let reason, _, let wasConnected):
+            let failure: SocketIOError = wasConnected
+                ? .disconnected(reason)
+                : .connectionFailed(Self.detail(of: reason))
+            ended(reason, connectFailure: failure)
+        }
+    }
+
+    private func sendConnect() {
+        let auth = inner.withLockedValue { $0.auth }
+        let version = manager.configuration.version.socketIOVersion
+        let namespace = self.namespace
+        switch auth {
+        case .none:
+            manager.write(SocketPacket(kind: .connect, namespace: namespace))
+        case .static(let object):
+            manager.write(Self.connectPacket(namespace: namespace, auth: object, version: version))
+        case .provider:
+            Task {
+                do {
+                    let object = try await auth.resolve()
+                    self.manager.write(Self.connectPacket(namespace: namespace, auth: object, version: version))
+                } catch {
+                    self.connectFailed(.connectionFailed("auth provider failed: \(error)"))
+                }
+            }
+        }
+    }
+
+    static func connectPacket(namespace: String, auth: JSONObject?, version: SocketIOVersion) -> SocketPacket {
+        // Protocol v4 has no CONNECT payload; its auth travels in the query string.
+        guard version == .v5, let auth else { return SocketPacket(kind: .connect, namespace: namespace) }
+        return SocketPacket(kind: .connect, namespace: namespace, data: .object(auth))
+    }
+
+    static func detail(of reason: DisconnectReason) -> String {
+        switch reason {
+        case .transportError(let detail), .parseError(let detail): detail
+        case .ioServerDisconnect, .ioClientDisconnect, .pingTimeout, .transportClose: reason.description
+        }
+    }
+}

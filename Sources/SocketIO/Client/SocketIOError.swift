@@ -1,0 +1,102 @@
+/// Everything that can go wrong for a Socket.IO client, each case saying what happened.
+public enum SocketIOError: Error, Sendable, Hashable {
+    /// The server URL is not an `http`, `https`, `ws` or `wss` URL with a host.
+    case invalidURL(String)
+    /// The server refused the namespace connection (CONNECT_ERROR): its `message`, and `data` if any.
+    case connectError(message: String, data: JSONValue?)
+    /// The connection could not be established or was lost before the namespace connected.
+    case connectionFailed(String)
+    /// No acknowledgement arrived within the timeout.
+    case ackTimeout
+    /// The socket disconnected while the acknowledgement was pending; the reason says why.
+    case disconnected(DisconnectReason)
+    /// The event name is reserved by the protocol (`connect`, `disconnect`, …) and cannot be emitted.
+    case reservedEventName(String)
+    /// A payload could not be converted to or from JSON (Codable payloads).
+    case payloadConversion(String)
+    /// The socket is not connected and was asked to do something that needs a connection.
+    case notConnected
+}
+
+extension SocketIOError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid Socket.IO server URL: \(url)"
+        case .connectError(let message, let data):
+            data.map { "connect_error: \(message) \($0.jsonString)" } ?? "connect_error: \(message)"
+        case .connectionFailed(let why): "connection failed: \(why)"
+        case .ackTimeout: "operation has timed out"
+        case .disconnected(let reason): "socket has been disconnected (\(reason))"
+        case .reservedEventName(let name): "\"\(name)\" is a reserved event name"
+        case .payloadConversion(let why): "payload conversion failed: \(why)"
+        case .notConnected: "socket is not connected"
+        }
+    }
+}
+
+/// Why a socket disconnected, with socket.io's reason strings.
+public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
+    /// The server removed the socket from its namespace; no automatic reconnection.
+    case ioServerDisconnect
+    /// The app called `disconnect()`; no automatic reconnection.
+    case ioClientDisconnect
+    /// No heartbeat in time.
+    case pingTimeout
+    /// The connection was closed (by the server or the network).
+    case transportClose
+    /// The connection failed (network or HTTP error), with detail.
+    case transportError(String)
+    /// The server sent something that is not valid Socket.IO, with detail.
+    case parseError(String)
+
+    /// The reason as socket.io spells it (`"io server disconnect"`, `"ping timeout"`, …).
+    public var description: String {
+        switch self {
+        case .ioServerDisconnect: "io server disconnect"
+        case .ioClientDisconnect: "io client disconnect"
+        case .pingTimeout: "ping timeout"
+        case .transportClose: "transport close"
+        case .transportError: "transport error"
+        case .parseError: "parse error"
+        }
+    }
+
+    /// Whether socket.io's client would reconnect automatically after this reason.
+    public var isRecoverable: Bool {
+        switch self {
+        case .ioServerDisconnect, .ioClientDisconnect: false
+        case .pingTimeout, .transportClose, .transportError, .parseError: true
+        }
+    }
+
+    init(_ reason: EngineCloseReason) {
+        switch reason {
+        case .forcedClose: self = .ioClientDisconnect
+        case .pingTimeout: self = .pingTimeout
+        case .transportClose: self = .transportClose
+        case .transportError(let detail): self = .transportError(detail)
+        case .parseError(let detail): self = .parseError(detail)
+        }
+    }
+}
+
+/// A socket's connection status.
+public enum SocketStatus: Sendable, Hashable, CustomStringConvertible {
+    /// Never connected, or `connect()` not called yet.
+    case notConnected
+    /// Waiting for the engine and the namespace's CONNECT reply.
+    case connecting
+    /// Connected to the namespace, with the server-assigned socket id.
+    case connected(id: String)
+    /// Disconnected, and why.
+    case disconnected(DisconnectReason)
+
+    public var description: String {
+        switch self {
+        case .notConnected: "not connected"
+        case .connecting: "connecting"
+        case .connected(let id): "connected (\(id))"
+        case .disconnected(let reason): "disconnected (\(reason))"
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import SocketIOProtocol
+
+/// One namespace's connection rules, as a value type.
+///
+/// `idle → connecting → connected → disconnected`, and from `disconnected` (or after a
+/// refusal) back to `connecting` when the app connects again. Events that arrive before the
+/// CONNECT reply are held and delivered right after it, before the app hears `connect` (python
+/// servers send what their connect handler emits first). Emits made while not connected are
+/// held, in order, up to `sendBufferLimit`, and flushed after the CONNECT reply.
+struct SocketStateMachine: Sendable {
+    enum State: Sendable, Equatable {
+        case idle
+        case connecting(early: [SocketPacket])
+        case connected(id: String, pid: String?)
+        case disconnected(DisconnectReason)
+    }
+
+    let namespace: String
+    let version: SocketIOVersion
+    let sendBufferLimit: Int
+    private(set) var state: State = .idle
+    private(set) var sendBuffer: [SocketPacket] = []
+    private var nextAckID = 0
+
+    init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int) {
+        self.namespace = namespace
+        self.version = version
+        self.sendBufferLimit = sendBufferLimit
+    }
+
+    var status: SocketStatus {
+        switch state {
+        case .idle: .notConnected
+        case .connecting: .connecting
+        case .connected(let id, _): .connected(id: id)
+        case .disconnected(let reason): .disconnected(reason)
+        }
+    }
+
+    var isConnected: Bool {
+        if case .connected = state { return true }
+        return false
+    }
+
+    /// Whether the socket wants a connection (connecting or connected).
+    var isActive: Bool {
+        switch state {
+        case .connecting, .connected: true
+        case .idle, .disconnected: false
+        }
+    }
+
+    mutating func makeAckID() -> Int {
+        defer { nextAckID += 1 }
+        return nextAckID
+    }
+
+    // MARK: - Connecting
+
+    enum ConnectAction: Equatable {
+        /// Send CONNECT now (the engine is open), with auth where the protocol carries it.
+        case sendConnect
+        /// Ask the manager to open the engine; CONNECT goes out when it opens.
+        case openEngine
+        case none
+    }
+
+    mutating func connect(engineOpen: Bool) -> ConnectAction {
+        switch state {
+        case .connecting, .connected:
+            return .none
+        case .idle, .disconnected:
+            state = .connecting(early: [])
+            return engineOpen ? .sendConnect : .openEngine
+        }
+    }
+
+    /// The engine session opened.
+    func engineOpened() -> ConnectAction {
+        guard case .connecting = state else { return .none }
+        // Socket.IO v4 servers connect `/` on their own; every other case sends CONNECT.
+        return version == .v4 && namespace == "/" ? .none : .sendConnect
+    }
+
+    // MARK: - Receiving
+
+    enum ReceiveAction: Equatable {
+        /// The namespace is connected: deliver the early events, flush the buffer, report.
+        case connected(id: String, early: [SocketPacket], flush: [SocketPacket])
+        /// The server refused the namespace.
+        case connectFailed(SocketIOError)
+        /// An event for the app.
+        case deliverEvent(SocketPacket)
+        /// An ack answering one of our emits.
+        case resolveAck(id: Int, items: [JSONValue])
+        /// The server removed us from the namespace.
+        case disconnected(DisconnectReason)
+        case none
+    }
+
+    mutating func received(_ packet: SocketPacket) -> ReceiveAction {
+        switch (state, packet.kind) {
+        case (.connecting(let early), .connect):
+            let id: String
+            if version == .v5 {
+                guard let sid = packet.data?["sid"]?.stringValue else {
+                    state = .idle
+                    return .connectFailed(.connectError(
+                        message: "It seems you are trying to reach a Socket.IO server in v2.x with a v3.x client, but they are not compatible",
+                        data: nil))
+                }
+                id = sid
+            } else {
+                id = namespace
+            }
+            state = .connected(id: id, pid: packet.data?["pid"]?.stringValue)
+            let flush = sendBuffer
+            sendBuffer = []
+            return .connected(id: id, early: early, flush: flush)
+        case (.connecting, .connectError):
+            state = .idle
+            return .connectFailed(Self.connectError(from: packet.data))
+        case (.connecting(var early), .event), (.connecting(var early), .binaryEvent):
+            early.append(packet)
+            state = .connecting(early: early)
+            return .none
+        case (.connected, .event), (.connected, .binaryEvent):
+            return .deliverEvent(packet)
+        case (.connected, .ack), (.connected, .binaryAck), (.connecting, .ack), (.connecting, .binaryAck):
+            guard let id = packet.id else { return .none }
+            return .resolveAck(id: id, items: packet.arguments)
+        case (.connected, .disconnect), (.connecting, .disconnect):
+            state = .disconnected(.ioServerDisconnect)
+            return .disconnected(.ioServerDisconnect)
+        case (.connected, .connect), (.connected, .connectError),
+             (.idle, _), (.disconnected, _):
+            return .none
+        }
+    }
+
+    /// socket.io's CONNECT_ERROR payloads: `{message, data}` (v5), a string (v4, python), or nothing.
+    static func connectError(from data: JSONValue?) -> SocketIOError {
+        switch data {
+        case .string(let message)?:
+            return .connectError(message: message, data: nil)
+        case .object(let object)?:
+            let message = object["message"]?.stringValue ?? JSONValue.object(object).jsonString
+            return .connectError(message: message, data: object["data"])
+        case nil, .null?, .bool?, .number?, .array?, .binary?:
+            return .connectError(message: data?.jsonString ?? "connection refused", data: nil)
+        }
+    }
+
+    // MARK: - Sending
+
+    enum EmitAction: Equatable {
+        case send(SocketPacket)
+        /// Held until connected.
+        case buffered
+        /// The buffer is full; the caller gets an error.
+        case refuse
+    }
+
+    mutating func emit(_ packet: SocketPacket) -> EmitAction {
+        if isConnected { return .send(packet) }
+        guard sendBuffer.count < sendBufferLimit else { return .refuse }
+        sendBuffer.append(packet)
+        return .buffered
+    }
+
+    // MARK: - Ending
+
+    enum DisconnectAction: Equatable {
+        /// Tell the server (if connected), report the reason, fail what was pending.
+        case disconnected(DisconnectReason, sendDisconnect: Bool, wasConnected: Bool)
+        case none
+    }
+
+    /// The app disconnects this namespace.
+    mutating func disconnect() -> DisconnectAction {
+        switch state {
+        case .idle, .disconnected:
+            state = .disconnected(.ioClientDisconnect)
+            return .none
+        case .connecting:
+            state = .disconnected(.ioClientDisconnect)
+            return .disconnected(.ioClientDisconnect, sendDisconnect: false, wasConnected: false)
+        case .connected:
+            state = .disconnected(.ioClientDisconnect)
+            return .disconnected(.ioClientDisconnect, sendDisconnect: true, wasConnected: true)
+        }
+    }
+
+    /// The engine session ended under this socket.
+    mutating func engineClosed(_ reason: DisconnectReason) -> DisconnectAction {
+        switch state {
+        case .idle, .disconnected:
+            return .none
+        case .connecting:
+            state = .disconnected(reason)
+            return .disconnected(reason, sendDisconnect: false, wasConnected: false)
+        case .connected:
+            state = .disconnected(reason)
+            return .disconnected(reason, sendDisconnect: false, wasConnected: true)
+        }
+    }
+
+    /// Removes a buffered emit whose ack timed out, so it is not sent later.
+    mutating func removeBuffered(ackID: Int) {
+        sendBuffer.removeAll { $0.id == ackID }
+    }
+
+    /// Drops the buffered emits (after a final disconnect) and returns them, so their callers can be told.
+    mutating func drainSendBuffer() -> [SocketPacket] {
+        defer { sendBuffer = [] }
+        return sendBuffer
+    }
+}

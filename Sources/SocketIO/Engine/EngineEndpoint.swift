@@ -1,0 +1,55 @@
+import Foundation
+import SocketIOProtocol
+
+/// Where an Engine.IO server lives and how its request URIs are formed.
+struct EngineEndpoint: Sendable, Hashable {
+    var secure: Bool
+    var host: String
+    var port: Int
+    /// The Engine.IO path, always ending in `/` (`/socket.io/`).
+    var path: String
+    /// Extra query parameters, sent on every request.
+    var query: [URLQueryItem]
+
+    /// Reads scheme, host, port and query from `url`; `path` is the Engine.IO path option.
+    init(url: URL, path: String, query: [URLQueryItem]) throws(SocketIOError) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            throw .invalidURL(url.absoluteString)
+        }
+        switch scheme {
+        case "http", "ws": secure = false
+        case "https", "wss": secure = true
+        default: throw .invalidURL(url.absoluteString)
+        }
+        self.host = host
+        self.port = components.port ?? (secure ? 443 : 80)
+        var normalized = path.hasPrefix("/") ? path : "/" + path
+        if !normalized.hasSuffix("/") { normalized += "/" }
+        self.path = normalized
+        self.query = (components.queryItems ?? []) + query
+    }
+
+    /// The `Host` header value.
+    var hostHeader: String {
+        let defaultPort = secure ? 443 : 80
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return port == defaultPort ? hostPart : "\(hostPart):\(port)"
+    }
+
+    /// The request target for one Engine.IO request.
+    func requestURI(transport: String, version: EngineIOVersion, sid: String?, timestamp: String? = nil) -> String {
+        var items = query
+        items.append(URLQueryItem(name: "EIO", value: String(version.rawValue)))
+        items.append(URLQueryItem(name: "transport", value: transport))
+        if let sid { items.append(URLQueryItem(name: "sid", value: sid)) }
+        if let timestamp { items.append(URLQueryItem(name: "t", value: timestamp)) }
+        var components = URLComponents()
+        components.percentEncodedPath = path
+        components.queryItems = items
+        // URLComponents leaves `+` alone, which servers read as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? path
+    }
+}

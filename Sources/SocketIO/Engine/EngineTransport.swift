@@ -1,0 +1,23 @@
+import SocketIOProtocol
+
+/// What a transport reports to the engine that owns it. Events arrive one at a time, in order.
+enum TransportEvent: Sendable {
+    /// A packet arrived.
+    case packet(EnginePacket)
+    /// The transport ended; it reports nothing after this.
+    case ended(EngineCloseReason)
+}
+
+/// A way to carry Engine.IO packets: WebSocket now, HTTP long-polling next to it.
+///
+/// A transport starts connecting when it is made and reports through the handler it was given.
+/// `send` keeps order across calls; `close` ends it without a further `ended` event being needed
+/// by the engine (which already knows).
+protocol EngineTransport: AnyObject, Sendable {
+    /// The transport's name as the `transport` query parameter spells it.
+    var name: String { get }
+    /// Writes packets in order.
+    func send(_ packets: [EnginePacket])
+    /// Ends the transport, after writing what was already handed to `send`.
+    func close()
+}

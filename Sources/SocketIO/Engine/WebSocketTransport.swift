@@ -1,0 +1,201 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import SocketIOProtocol
+
+/// Engine.IO over one WebSocket, on swift-nio's own client upgrader.
+///
+/// swift-nio's upgrader leaves the request headers to us, so the handshake carries exactly the
+/// headers the app configured and no `Origin` (python-socketio refuses a foreign `Origin` with
+/// its default CORS setting; socket.io's own clients send none). One Engine.IO packet per
+/// WebSocket message; client frames are masked as RFC 6455 requires.
+final class WebSocketTransport: EngineTransport {
+    let name = "websocket"
+
+    private let version: EngineIOVersion
+    private let channel = NIOLockedValueBox<(any Channel)?>(nil)
+    private let closed = NIOLockedValueBox(false)
+
+    /// Starts connecting to `uri` on `endpoint`; `handler` hears every packet and, once, the end.
+    init(
+        endpoint: EngineEndpoint,
+        uri: String,
+        headers: [(String, String)],
+        version: EngineIOVersion,
+        maxMessageSize: Int,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        handler: @escaping @Sendable (TransportEvent) -> Void
+    ) {
+        self.version = version
+        let reporter = TransportReporter(handler)
+        guard !endpoint.secure else {
+            reporter.end(.transportError("wss:// needs TLS, which this transport does not support yet"))
+            return
+        }
+        var requestHeaders = HTTPHeaders()
+        requestHeaders.add(name: "Host", value: endpoint.hostHeader)
+        for (name, value) in headers { requestHeaders.add(name: name, value: value) }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: requestHeaders)
+
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(20))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
+                        maxFrameSize: maxMessageSize,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOWebSocketFrameAggregator(
+                                        minNonFinalFragmentSize: 0,
+                                        maxAccumulatedFrameCount: 1 << 16,
+                                        maxAccumulatedFrameSize: maxMessageSize
+                                    )
+                                )
+                                try channel.pipeline.syncOperations.addHandler(
+                                    WebSocketFrameHandler(version: version, reporter: reporter)
+                                )
+                            }
+                        }
+                    )
+                    let configuration = NIOTypedHTTPClientUpgradeConfiguration<Void>(
+                        upgradeRequestHead: head,
+                        upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            reporter.end(.transportError("the server refused the WebSocket upgrade"))
+                            return channel.close()
+                        }
+                    )
+                    let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                        configuration: .init(upgradeConfiguration: configuration)
+                    )
+                    upgraded.whenFailure { error in
+                        reporter.end(.transportError("WebSocket handshake failed: \(error)"))
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
+            switch result {
+            case .success(let connected):
+                let closeNow = self.channel.withLockedValue { channel in
+                    channel = connected
+                    return self.closed.withLockedValue { $0 }
+                }
+                if closeNow { connected.close(promise: nil) }
+                connected.closeFuture.whenComplete { _ in reporter.end(.transportClose) }
+            case .failure(let error):
+                reporter.end(.transportError("cannot connect to \(endpoint.host):\(endpoint.port): \(error)"))
+            }
+        }
+    }
+
+    func send(_ packets: [EnginePacket]) {
+        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        let version = self.version
+        channel.eventLoop.execute {
+            for packet in packets {
+                let frame: WebSocketFrame
+                switch packet.webSocketMessage(version: version) {
+                case .text(let text):
+                    frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(),
+                                           data: channel.allocator.buffer(string: text))
+                case .binary(let data):
+                    frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(),
+                                           data: channel.allocator.buffer(bytes: data))
+                }
+                channel.write(frame, promise: nil)
+            }
+            channel.flush()
+        }
+    }
+
+    func close() {
+        closed.withLockedValue { $0 = true }
+        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        channel.eventLoop.execute {
+            var data = channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: .normalClosure)
+            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
+
+/// Hands transport events to the engine, and the end exactly once.
+final class TransportReporter: Sendable {
+    private let handler: @Sendable (TransportEvent) -> Void
+    private let ended = NIOLockedValueBox(false)
+
+    init(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
+        self.handler = handler
+    }
+
+    func packet(_ packet: EnginePacket) {
+        guard !ended.withLockedValue({ $0 }) else { return }
+        handler(.packet(packet))
+    }
+
+    func end(_ reason: EngineCloseReason) {
+        let first = ended.withLockedValue { ended in
+            defer { ended = true }
+            return !ended
+        }
+        if first { handler(.ended(reason)) }
+    }
+}
+
+/// Turns WebSocket frames into Engine.IO packets, answers WebSocket pings, reports the end.
+final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let version: EngineIOVersion
+    private let reporter: TransportReporter
+
+    init(version: EngineIOVersion, reporter: TransportReporter) {
+        self.version = version
+        self.reporter = reporter
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        do {
+            switch frame.opcode {
+            case .text:
+                let text = String(buffer: frame.unmaskedData)
+                reporter.packet(try EnginePacket.decode(text: text, version: version))
+            case .binary:
+                let bytes = Data(frame.unmaskedData.readableBytesView)
+                reporter.packet(try EnginePacket.decode(binaryFrame: bytes, version: version))
+            case .ping:
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            case .connectionClose:
+                reporter.end(.transportClose)
+                context.close(promise: nil)
+            case .pong, .continuation:
+                break
+            default:
+                break
+            }
+        } catch {
+            reporter.end(.parseError(error.description))
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        reporter.end(.transportClose)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        reporter.end(.transportError("\(error)"))
+        context.close(promise: nil)
+    }
+}

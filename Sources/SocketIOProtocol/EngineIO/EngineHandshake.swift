@@ -1,0 +1,64 @@
+/// The data of the server's `open` packet.
+///
+/// Servers order the keys differently (python puts `pingTimeout` first), so this is parsed as
+/// JSON, never matched as text. `sid`, `pingInterval` and `pingTimeout` are required.
+public struct EngineHandshake: Sendable, Hashable {
+    /// The session id, echoed as `sid` on every later request.
+    public var sid: String
+    /// Transports the client may upgrade to (`["websocket"]` on a polling session).
+    public var upgrades: [String]
+    /// v4: the server's ping period; v3: the client's. Milliseconds.
+    public var pingInterval: Int
+    /// How long to wait for the heartbeat's other half. Milliseconds.
+    public var pingTimeout: Int
+    /// The largest polling body the server accepts, in bytes (v4; absent from python 3.x).
+    public var maxPayload: Int?
+
+    public init(sid: String, upgrades: [String], pingInterval: Int, pingTimeout: Int, maxPayload: Int?) {
+        self.sid = sid
+        self.upgrades = upgrades
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+        self.maxPayload = maxPayload
+    }
+
+    /// Parses the JSON data of an `open` packet.
+    public init(json: String) throws(ProtocolError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: json)
+        } catch {
+            throw .invalidHandshake("not JSON: \(error)")
+        }
+        guard let sid = value["sid"]?.stringValue, !sid.isEmpty else { throw .invalidHandshake("missing sid") }
+        guard let interval = value["pingInterval"]?.intValue, interval > 0 else {
+            throw .invalidHandshake("missing pingInterval")
+        }
+        guard let timeout = value["pingTimeout"]?.intValue, timeout > 0 else {
+            throw .invalidHandshake("missing pingTimeout")
+        }
+        let upgrades = value["upgrades"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let maxPayload = value["maxPayload"]?.intValue.flatMap { $0 > 0 ? $0 : nil }
+        self.init(sid: sid, upgrades: upgrades, pingInterval: interval, pingTimeout: timeout, maxPayload: maxPayload)
+    }
+
+    /// Reads the handshake from the first packet of a session, which must be `open`.
+    public init(packet: EnginePacket) throws(ProtocolError) {
+        guard case .open(let json) = packet else {
+            throw .invalidHandshake("expected the open packet, got type \(packet.typeDigit)")
+        }
+        try self.init(json: json)
+    }
+
+    /// The handshake as the JSON text a server sends (keys in the JS server's order).
+    public var json: String {
+        var object: JSONObject = [
+            "sid": .string(sid),
+            "upgrades": .array(upgrades.map(JSONValue.string)),
+            "pingInterval": .number(Double(pingInterval)),
+            "pingTimeout": .number(Double(pingTimeout)),
+        ]
+        if let maxPayload { object["maxPayload"] = .number(Double(maxPayload)) }
+        return JSONValue.object(object).jsonString
+    }
+}

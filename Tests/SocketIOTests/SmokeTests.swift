@@ -1,0 +1,6 @@
+import Testing
+@testable import SocketIO
+
+@Test func moduleLinks() {
+    #expect(JSONValue.null.isNull)
+}
