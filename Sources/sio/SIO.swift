@@ -4,6 +4,8 @@ import ArgumentParser
 struct SIO: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sio",
-        abstract: "Switchboard's Socket.IO command-line tool."
+        abstract: "Switchboard's Socket.IO command-line tool.",
+        discussion: "Try a Socket.IO server by hand: emit an event, or listen to what it sends.",
+        subcommands: [EmitCommand.self, ListenCommand.self]
     )
 }

@@ -245,6 +245,9 @@ async def _serve(sio, args):
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # A parent that spawns from a thread with signals blocked (Foundation's Process called from a
+    # Dispatch/Swift-concurrency worker thread) passes its mask on: unblock, or SIGTERM never lands.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     if args.watch_stdin:
@@ -280,6 +283,7 @@ async def _serve(sio, args):
         await asyncio.wait_for(runner.cleanup(), timeout=3)
     except Exception as exc:
         log.warning("stopping the web server: %r", exc)
+    log.info("stopped")
 
 
 def run(sio, args):

@@ -180,7 +180,8 @@ async def client_checks(v5, peer, transport):
         kwargs["auth"] = {"token": "secret"}
     await sio.connect(url, **kwargs)
     await asyncio.sleep(0.3)
-    check("connected to / and /chat", set(sio.namespaces) >= {"/", "/chat"}, sio.namespaces)
+    # the 4.x client lists only the extra namespaces; "/" is implied by `connected`
+    check("connected to / and /chat", sio.connected and "/chat" in sio.namespaces, sio.namespaces)
     check("welcome on /", await get("/", "welcome") == ("hi",))
     check("welcome on /chat", await get("/chat", "welcome") == ("hi",))
 
@@ -238,6 +239,7 @@ async def client_checks(v5, peer, transport):
     want = ({"message": "unauthorized", "data": {"reason": "bad token"}},) if v5 else ("unauthorized",)
     check("/chat refused", err == want, err)
     await bad.disconnect()
+    await asyncio.sleep(0.2)  # let the clients' aiohttp sessions wind down
 
 
 def one():

@@ -21,10 +21,33 @@ def authorize(namespace, environ, auth):
         raise ConnectionRefusedError("unauthorized", {"reason": "bad token"})
 
 
+def fix_fractional_ping_interval():
+    """python-engineio 4.x advertises int(ping_interval + grace) * 1000: it truncates to whole
+    seconds, so --ping-interval 0.5 is announced as "pingInterval":0 while the server really
+    pings every 500 ms. Announce what the server does. Integer intervals are unaffected."""
+    from engineio import async_socket
+    from engineio import packet as eio_packet
+
+    original_send = async_socket.AsyncSocket.send
+
+    async def send(self, pkt, *args, **kwargs):
+        if pkt.packet_type == eio_packet.OPEN and isinstance(pkt.data, dict):
+            server = self.server
+            actual = int(round((server.ping_interval + server.ping_interval_grace_period) * 1000))
+            if pkt.data.get("pingInterval") != actual:
+                peer_common.log.info("advertising pingInterval %d instead of the library's %r",
+                                     actual, pkt.data.get("pingInterval"))
+                pkt.data["pingInterval"] = actual
+        return await original_send(self, pkt, *args, **kwargs)
+
+    async_socket.AsyncSocket.send = send
+
+
 def main():
     args = peer_common.parse_args(__doc__.splitlines()[0])
     peer_common.setup_logging(args)
     peer_common.patch_aiohttp_body_read()
+    fix_fractional_ping_interval()
     sio = socketio.AsyncServer(**peer_common.server_options(args))
     peer_common.install_handlers(sio, authorize)
     peer_common.run(sio, args)

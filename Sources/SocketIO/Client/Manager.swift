@@ -28,6 +28,11 @@ public final class Manager: Sendable {
         var engine: Engine?
         var sockets: [String: Socket] = [:]
         var decoder: SocketPacketDecoder
+        var observers: [Int: AsyncStream<ManagerEvent>.Continuation] = [:]
+        var nextObserverID = 0
+        var wasOpen = false
+        /// Numbers engine sessions, so a late event from an old one is ignored.
+        var session = 0
     }
 
     private let inner: NIOLockedValueBox<Inner>
@@ -69,6 +74,34 @@ public final class Manager: Sendable {
         closeEngine()
     }
 
+    /// Disconnects every socket and returns once the connection is closed, so everything emitted
+    /// before has been written (use it before a process exits).
+    public func close() async {
+        let (sockets, engine) = inner.withLockedValue { (Array($0.sockets.values), $0.engine) }
+        for socket in sockets { socket.disconnect() }
+        closeEngine()
+        await engine?.closeAndWait()
+    }
+
+    /// The manager's events (`open`, `ping`, `close`, `error`) from now on.
+    public var events: AsyncStream<ManagerEvent> {
+        let (stream, continuation) = AsyncStream<ManagerEvent>.makeStream()
+        let id = inner.withLockedValue { inner in
+            inner.nextObserverID += 1
+            inner.observers[inner.nextObserverID] = continuation
+            return inner.nextObserverID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.inner.withLockedValue { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func publish(_ event: ManagerEvent) {
+        let observers = inner.withLockedValue { Array($0.observers.values) }
+        for observer in observers { observer.yield(event) }
+    }
+
     // MARK: - For sockets
 
     var isEngineOpen: Bool {
@@ -87,8 +120,10 @@ public final class Manager: Sendable {
                 maxInboundMessageSize: configuration.maxInboundMessageSize,
                 clock: configuration.clock
             )
+            inner.session += 1
+            let session = inner.session
             let engine = Engine(configuration: config) { [weak self] event in
-                self?.handle(event)
+                self?.handle(event, session: session)
             }
             inner.engine = engine
             inner.decoder.reset()
@@ -122,31 +157,44 @@ public final class Manager: Sendable {
         if !anyActive { closeEngine() }
     }
 
+    /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
+    /// so the manager's `close` event is published here.
     private func closeEngine() {
-        let engine = inner.withLockedValue { inner in
-            defer { inner.engine = nil }
-            return inner.engine
+        let (engine, wasOpen) = inner.withLockedValue { inner in
+            defer { inner.engine = nil; inner.wasOpen = false }
+            return (inner.engine, inner.wasOpen)
         }
         engine?.close()
+        if wasOpen { publish(.close(.ioClientDisconnect)) }
     }
 
     // MARK: - Engine events
 
-    private func handle(_ event: EngineEvent) {
+    private func handle(_ event: EngineEvent, session: Int) {
+        let current = inner.withLockedValue { $0.session == session && $0.engine != nil }
+        guard current else { return }
         switch event {
         case .opened(let handshake):
             logger.debug("Engine.IO session open", metadata: ["socketio.sid": "\(handshake.sid)"])
-            let sockets = inner.withLockedValue { Array($0.sockets.values) }
+            let sockets = inner.withLockedValue { inner in
+                inner.wasOpen = true
+                return Array(inner.sockets.values)
+            }
+            publish(.open)
             for socket in sockets { socket.engineOpened() }
+        case .heartbeat:
+            publish(.ping)
         case .message(let packet):
             receive(packet)
         case .closed(let reason):
             logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(reason)"])
-            let sockets = inner.withLockedValue { inner in
+            let (sockets, wasOpen) = inner.withLockedValue { inner in
+                defer { inner.wasOpen = false }
                 inner.engine = nil
                 inner.decoder.reset()
-                return Array(inner.sockets.values)
+                return (Array(inner.sockets.values), inner.wasOpen)
             }
+            publish(wasOpen ? .close(DisconnectReason(reason)) : .error("\(reason)"))
             for socket in sockets { socket.engineClosed(DisconnectReason(reason)) }
         }
     }

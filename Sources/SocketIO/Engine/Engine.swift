@@ -5,6 +5,8 @@ import SocketIOProtocol
 /// What an engine reports to the socket layer, in order.
 enum EngineEvent: Sendable {
     case opened(EngineHandshake)
+    /// A heartbeat: a server ping (v4) or the pong to ours (v3).
+    case heartbeat
     /// A `message` (text or binary) to decode as Socket.IO.
     case message(EnginePacket)
     case closed(EngineCloseReason)
@@ -26,6 +28,8 @@ final class Engine: Sendable {
     private struct Inner: Sendable {
         var machine: EngineStateMachine
         var transport: (any EngineTransport)?
+        /// The transport after the session ended, so a caller can wait for its socket to close.
+        var retired: (any EngineTransport)?
         var timer: Task<Void, Never>?
     }
 
@@ -91,11 +95,18 @@ final class Engine: Sendable {
         return true
     }
 
+    /// Closes the session and returns once its connection is closed.
+    func closeAndWait() async {
+        close()
+        let transport = inner.withLockedValue { $0.transport ?? $0.retired }
+        await transport?.waitUntilClosed()
+    }
+
     /// Closes the session on the app's behalf; reports `.closed(.forcedClose)` if it was live.
     func close() {
         let (action, transport, timer) = inner.withLockedValue { inner in
             let action = inner.machine.close()
-            defer { inner.transport = nil; inner.timer = nil }
+            defer { inner.retired = inner.transport ?? inner.retired; inner.transport = nil; inner.timer = nil }
             return (action, inner.transport, inner.timer)
         }
         timer?.cancel()
@@ -150,8 +161,10 @@ final class Engine: Sendable {
         case .sendPong(let data, let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
             currentTransport()?.send([.pong(data)])
+            onEvent(.heartbeat)
         case .armTimer(let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
+            onEvent(.heartbeat)
         case .close(let reason, let sendClosePacket):
             finish(reason, sendClosePacket: sendClosePacket)
         }
@@ -173,7 +186,7 @@ final class Engine: Sendable {
     /// Tears the session down after the state machine decided it is over.
     private func finish(_ reason: EngineCloseReason, sendClosePacket: Bool) {
         let (transport, timer) = inner.withLockedValue { inner in
-            defer { inner.transport = nil; inner.timer = nil }
+            defer { inner.retired = inner.transport ?? inner.retired; inner.transport = nil; inner.timer = nil }
             return (inner.transport, inner.timer)
         }
         timer?.cancel()

@@ -20,4 +20,6 @@ protocol EngineTransport: AnyObject, Sendable {
     func send(_ packets: [EnginePacket])
     /// Ends the transport, after writing what was already handed to `send`.
     func close()
+    /// Returns once the transport's connection is closed (at once if it never opened).
+    func waitUntilClosed() async
 }

@@ -70,8 +70,12 @@ final class WebSocketTransport: EngineTransport {
                             return channel.close()
                         }
                     )
+                    // Servers often send the Engine.IO `open` frame in the same TCP read as the
+                    // 101 response; NIO drops such bytes unless told to forward them.
+                    var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                    pipeline.leftOverBytesStrategy = .forwardBytes
                     let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                        configuration: .init(upgradeConfiguration: configuration)
+                        configuration: pipeline
                     )
                     upgraded.whenFailure { error in
                         reporter.end(.transportError("WebSocket handshake failed: \(error)"))
@@ -112,6 +116,11 @@ final class WebSocketTransport: EngineTransport {
             }
             channel.flush()
         }
+    }
+
+    func waitUntilClosed() async {
+        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        try? await channel.closeFuture.get()
     }
 
     func close() {

@@ -44,6 +44,9 @@ struct JSONParser {
     var depth = 0
     /// Reused across strings that contain escapes, so decoding them allocates once per parse.
     var scratch: [UInt8] = []
+    /// Elements of the arrays being parsed, innermost last; each array is copied out once at
+    /// its exact size instead of growing by repeated reallocation.
+    var elementStack: [JSONValue] = []
 
     private init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
@@ -112,22 +115,26 @@ struct JSONParser {
     private mutating func parseArray() throws(JSONError) -> JSONValue {
         try enterContainer()
         defer { depth -= 1 }
-        var elements: [JSONValue] = []
         skipWhitespace()
         if index < end, base[index] == JSONByte.closeBracket {
             index += 1
-            return .array(elements)
+            return .array([])
         }
+        let first = elementStack.count
         while true {
-            elements.append(try parseValue())
+            let element = try parseValue()
+            elementStack.append(element)
             skipWhitespace()
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             let byte = base[index]
             index += 1
             if byte == JSONByte.comma { continue }
-            if byte == JSONByte.closeBracket { return .array(elements) }
+            if byte == JSONByte.closeBracket { break }
             throw JSONError(.unexpectedCharacter, offset: index - 1)
         }
+        let elements = Array(elementStack[first...])
+        elementStack.removeSubrange(first...)
+        return .array(elements)
     }
 
     private mutating func parseObject() throws(JSONError) -> JSONValue {

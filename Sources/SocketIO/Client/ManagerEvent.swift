@@ -1,0 +1,11 @@
+/// What happens to a manager's connection, as socket.io's manager events name it.
+public enum ManagerEvent: Sendable, Hashable {
+    /// The Engine.IO session opened.
+    case open
+    /// A server heartbeat ping arrived (v4), or our ping was answered (v3).
+    case ping
+    /// The Engine.IO session closed, and why.
+    case close(DisconnectReason)
+    /// The session could not be opened.
+    case error(String)
+}

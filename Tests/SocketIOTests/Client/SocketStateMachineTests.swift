@@ -1,0 +1,104 @@
+@testable import SocketIO
+import SocketIOProtocol
+import Testing
+
+@Suite struct SocketStateMachineTests {
+    func connecting(_ namespace: String = "/", version: SocketIOVersion = .v5, limit: Int = 3) -> SocketStateMachine {
+        var machine = SocketStateMachine(namespace: namespace, version: version, sendBufferLimit: limit)
+        _ = machine.connect(engineOpen: false)
+        return machine
+    }
+
+    @Test func connectOpensTheEngineOrSendsConnect() {
+        var closed = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 3)
+        #expect(closed.connect(engineOpen: false) == .openEngine)
+        #expect(closed.engineOpened() == .sendConnect)
+        #expect(closed.connect(engineOpen: true) == .none, "already connecting")
+
+        var open = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3)
+        #expect(open.connect(engineOpen: true) == .sendConnect)
+    }
+
+    @Test func v4DefaultNamespaceIsConnectedByTheServer() {
+        let root = connecting("/", version: .v4)
+        #expect(root.engineOpened() == .none)
+        let admin = connecting("/admin", version: .v4)
+        #expect(admin.engineOpened() == .sendConnect)
+    }
+
+    @Test func earlyEventsAndBufferedEmitsAreReleasedOnTheConnectReply() {
+        var machine = connecting()
+        let early = SocketPacket.event("welcome", ["hi"])
+        #expect(machine.received(early) == .none)
+        #expect(machine.emit(.event("a", [])) == .buffered)
+        #expect(machine.emit(.event("b", [])) == .buffered)
+        let reply = SocketPacket(kind: .connect, data: ["sid": "s1"])
+        #expect(machine.received(reply) == .connected(id: "s1", early: [early], flush: [.event("a", []), .event("b", [])]))
+        #expect(machine.status == .connected(id: "s1"))
+        #expect(machine.emit(.event("c", [])) == .send(.event("c", [])))
+        #expect(machine.received(early) == .deliverEvent(early))
+    }
+
+    @Test func theSendBufferIsBoundedAndRefusesPastItsLimit() {
+        var machine = connecting(limit: 2)
+        #expect(machine.emit(.event("a", [])) == .buffered)
+        #expect(machine.emit(.event("b", [])) == .buffered)
+        #expect(machine.emit(.event("c", [])) == .refuse)
+        #expect(machine.drainSendBuffer().count == 2)
+    }
+
+    @Test func aTimedOutBufferedEmitIsRemoved() {
+        var machine = connecting()
+        _ = machine.emit(.event("a", [], id: 0))
+        _ = machine.emit(.event("b", [], id: 1))
+        machine.removeBuffered(ackID: 0)
+        #expect(machine.sendBuffer == [.event("b", [], id: 1)])
+    }
+
+    @Test(arguments: [
+        (JSONValue?.some(["message": "Not authorized"]), SocketIOError.connectError(message: "Not authorized", data: nil)),
+        (.some(["message": "m", "data": ["code": 42]]), .connectError(message: "m", data: ["code": 42])),
+        (.some("Unable to connect"), .connectError(message: "Unable to connect", data: nil)),
+        (nil, .connectError(message: "connection refused", data: nil)),
+    ])
+    func connectErrorPayloadsOfEveryServerBecomeOneError(_ payload: JSONValue?, _ expected: SocketIOError) {
+        var machine = connecting()
+        #expect(machine.received(SocketPacket(kind: .connectError, data: payload)) == .connectFailed(expected))
+        #expect(machine.status == .notConnected)
+        #expect(!machine.isActive, "a refused namespace does not retry on its own")
+    }
+
+    @Test func aV5ConnectReplyWithoutSidIsRefused() {
+        var machine = connecting()
+        guard case .connectFailed(.connectError) = machine.received(SocketPacket(kind: .connect)) else {
+            Issue.record("expected a connect error")
+            return
+        }
+    }
+
+    @Test func acksResolveAndServerDisconnectEnds() {
+        var machine = connecting()
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s"]))
+        #expect(machine.makeAckID() == 0)
+        #expect(machine.makeAckID() == 1)
+        #expect(machine.received(.ack(["ok"], id: 1)) == .resolveAck(id: 1, items: ["ok"]))
+        #expect(machine.received(SocketPacket(kind: .disconnect)) == .disconnected(.ioServerDisconnect))
+        #expect(machine.received(.event("late", [])) == .none)
+    }
+
+    @Test func disconnectAndEngineCloseReportTheRightReason() {
+        var connected = connecting()
+        _ = connected.received(SocketPacket(kind: .connect, data: ["sid": "s"]))
+        #expect(connected.engineClosed(.pingTimeout) == .disconnected(.pingTimeout, sendDisconnect: false, wasConnected: true))
+        #expect(connected.engineClosed(.transportClose) == .none)
+
+        var waiting = connecting()
+        #expect(waiting.engineClosed(.transportError("refused")) == .disconnected(.transportError("refused"), sendDisconnect: false, wasConnected: false))
+
+        var app = connecting()
+        _ = app.received(SocketPacket(kind: .connect, data: ["sid": "s"]))
+        #expect(app.disconnect() == .disconnected(.ioClientDisconnect, sendDisconnect: true, wasConnected: true))
+        #expect(app.disconnect() == .none)
+        #expect(app.connect(engineOpen: true) == .sendConnect, "the app may connect again")
+    }
+}

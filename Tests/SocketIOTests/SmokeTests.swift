@@ -1,6 +1,0 @@
-import Testing
-@testable import SocketIO
-
-@Test func moduleLinks() {
-    #expect(JSONValue.null.isNull)
-}
