@@ -8,6 +8,11 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The members in order.
     public private(set) var members: [(key: String, value: JSONValue)]
 
+    /// Key → position, kept only once an object is large, so building or reading an object
+    /// with many keys (say, a hostile payload with 100,000) stays linear, not quadratic.
+    private var index: [String: Int] = [:]
+    private static let indexThreshold = 16
+
     /// An empty object.
     public init() { members = [] }
 
@@ -34,22 +39,40 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// removes one when set to `nil`.
     public subscript(key: String) -> JSONValue? {
         get {
-            for member in members where member.key == key { return member.value }
-            return nil
+            guard let position = position(of: key) else { return nil }
+            return members[position].value
         }
         set {
-            let index = members.firstIndex { $0.key == key }
-            switch (index, newValue) {
-            case (let index?, let value?):
-                members[index].value = value
-            case (let index?, nil):
-                members.remove(at: index)
+            switch (position(of: key), newValue) {
+            case (let position?, let value?):
+                members[position].value = value
+            case (let position?, nil):
+                members.remove(at: position)
+                rebuildIndex()
             case (nil, let value?):
                 members.append((key, value))
+                if !index.isEmpty {
+                    index[key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    rebuildIndex()
+                }
             case (nil, nil):
                 break
             }
         }
+    }
+
+    private func position(of key: String) -> Int? {
+        if !index.isEmpty { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
+    private mutating func rebuildIndex() {
+        guard members.count > Self.indexThreshold else {
+            index = [:]
+            return
+        }
+        index = Dictionary(members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {

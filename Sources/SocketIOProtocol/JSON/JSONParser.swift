@@ -28,25 +28,37 @@ extension JSONValue {
     }
 }
 
-/// A recursive-descent JSON parser over contiguous UTF-8 bytes.
+/// A JSON parser over contiguous UTF-8 bytes.
 ///
 /// It reads the bytes in place, builds strings without escapes straight from their byte range,
-/// converts common numbers without going through text, and bounds nesting so that hostile input
-/// such as `[[[[…` cannot overflow the stack. Every failure is a ``JSONError`` with its offset.
+/// and converts common numbers without going through text. Nesting is tracked on an explicit
+/// stack rather than by recursion, so no input can overflow the thread's stack (which matters on
+/// small-stack threads, and in debug builds with large frames); `maxDepth` still bounds it so
+/// that hostile input such as `[[[[…` fails fast. Every failure is a ``JSONError`` with its offset.
 struct JSONParser {
     /// How deeply arrays and objects may nest before parsing fails with `.tooDeep`.
     static let defaultMaxDepth = 512
+
+    /// An array or object still being parsed.
+    private enum Container {
+        /// An array whose elements so far are `elementStack[firstElement...]`.
+        case array(firstElement: Int)
+        /// The last of `objectStack`, waiting for the value of `key`.
+        case object(key: String)
+    }
 
     let base: UnsafePointer<UInt8>
     let end: Int
     let maxDepth: Int
     var index = 0
-    var depth = 0
     /// Reused across strings that contain escapes, so decoding them allocates once per parse.
     var scratch: [UInt8] = []
-    /// Elements of the arrays being parsed, innermost last; each array is copied out once at
-    /// its exact size instead of growing by repeated reallocation.
-    var elementStack: [JSONValue] = []
+    private var containers: [Container] = []
+    /// Elements of the open arrays, innermost last; each array is copied out once at its exact
+    /// size instead of growing by repeated reallocation.
+    private var elementStack: [JSONValue] = []
+    /// The open objects, innermost last, mutated in place.
+    private var objectStack: [JSONObject] = []
 
     private init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
@@ -75,25 +87,78 @@ struct JSONParser {
 
     // MARK: Values
 
-    mutating func parseValue() throws(JSONError) -> JSONValue {
-        skipWhitespace()
-        guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-        switch base[index] {
-        case JSONByte.quote: return .string(try parseString())
-        case JSONByte.openBrace: return try parseObject()
-        case JSONByte.openBracket: return try parseArray()
-        case JSONByte.minus, JSONByte.zero...JSONByte.nine: return .number(try parseNumber())
-        case UInt8(ascii: "t"):
-            try expectLiteral("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try expectLiteral("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            return .null
-        default:
-            throw JSONError(.unexpectedCharacter, offset: index)
+    /// Parses one value, containers included: opening a container pushes it and goes on to its
+    /// first element; completing a value adds it to the innermost open container, closing
+    /// containers as their brackets arrive, until the outermost value is complete.
+    private mutating func parseValue() throws(JSONError) -> JSONValue {
+        nextValue: while true {
+            skipWhitespace()
+            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
+            var value: JSONValue
+            switch base[index] {
+            case JSONByte.quote:
+                value = .string(try parseString())
+            case JSONByte.minus, JSONByte.zero...JSONByte.nine:
+                value = .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            case JSONByte.openBracket:
+                try enterContainer()
+                if peek(JSONByte.closeBracket) {
+                    value = .array([])
+                } else {
+                    containers.append(.array(firstElement: elementStack.count))
+                    continue nextValue
+                }
+            case JSONByte.openBrace:
+                try enterContainer()
+                if peek(JSONByte.closeBrace) {
+                    value = .object(JSONObject())
+                } else {
+                    objectStack.append(JSONObject())
+                    containers.append(.object(key: try parseKey()))
+                    continue nextValue
+                }
+            default:
+                throw JSONError(.unexpectedCharacter, offset: index)
+            }
+
+            // Hand the value to its container; a closing bracket completes that one in turn.
+            while let container = containers.last {
+                skipWhitespace()
+                guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
+                let separator = base[index]
+                index += 1
+                switch container {
+                case .array(let firstElement):
+                    elementStack.append(value)
+                    if separator == JSONByte.comma { continue nextValue }
+                    guard separator == JSONByte.closeBracket else {
+                        throw JSONError(.unexpectedCharacter, offset: index - 1)
+                    }
+                    value = .array(Array(elementStack[firstElement...]))
+                    elementStack.removeSubrange(firstElement...)
+                case .object(let key):
+                    objectStack[objectStack.count - 1][key] = value  // a duplicate key keeps the last value
+                    if separator == JSONByte.comma {
+                        containers[containers.count - 1] = .object(key: try parseKey())
+                        continue nextValue
+                    }
+                    guard separator == JSONByte.closeBrace else {
+                        throw JSONError(.unexpectedCharacter, offset: index - 1)
+                    }
+                    value = .object(objectStack.removeLast())
+                }
+                containers.removeLast()
+            }
+            return value
         }
     }
 
@@ -106,64 +171,31 @@ struct JSONParser {
         }
     }
 
+    /// Steps over an opening bracket or brace, failing if it would nest too deeply.
     private mutating func enterContainer() throws(JSONError) {
-        depth += 1
-        if depth > maxDepth { throw JSONError(.tooDeep, offset: index) }
-        index += 1  // the opening bracket or brace
+        if containers.count >= maxDepth { throw JSONError(.tooDeep, offset: index) }
+        index += 1
     }
 
-    private mutating func parseArray() throws(JSONError) -> JSONValue {
-        try enterContainer()
-        defer { depth -= 1 }
+    /// Skips whitespace and steps over `byte` if it comes next.
+    private mutating func peek(_ byte: UInt8) -> Bool {
         skipWhitespace()
-        if index < end, base[index] == JSONByte.closeBracket {
-            index += 1
-            return .array([])
-        }
-        let first = elementStack.count
-        while true {
-            let element = try parseValue()
-            elementStack.append(element)
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            let byte = base[index]
-            index += 1
-            if byte == JSONByte.comma { continue }
-            if byte == JSONByte.closeBracket { break }
-            throw JSONError(.unexpectedCharacter, offset: index - 1)
-        }
-        let elements = Array(elementStack[first...])
-        elementStack.removeSubrange(first...)
-        return .array(elements)
+        guard index < end, base[index] == byte else { return false }
+        index += 1
+        return true
     }
 
-    private mutating func parseObject() throws(JSONError) -> JSONValue {
-        try enterContainer()
-        defer { depth -= 1 }
-        var object = JSONObject()
+    /// An object member's key and its colon.
+    private mutating func parseKey() throws(JSONError) -> String {
         skipWhitespace()
-        if index < end, base[index] == JSONByte.closeBrace {
-            index += 1
-            return .object(object)
-        }
-        while true {
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            guard base[index] == JSONByte.quote else { throw JSONError(.unexpectedCharacter, offset: index) }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            guard base[index] == JSONByte.colon else { throw JSONError(.unexpectedCharacter, offset: index) }
-            index += 1
-            object[key] = try parseValue()  // a duplicate key keeps the last value, like JSON.parse
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            let byte = base[index]
-            index += 1
-            if byte == JSONByte.comma { continue }
-            if byte == JSONByte.closeBrace { return .object(object) }
-            throw JSONError(.unexpectedCharacter, offset: index - 1)
-        }
+        guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
+        guard base[index] == JSONByte.quote else { throw JSONError(.unexpectedCharacter, offset: index) }
+        let key = try parseString()
+        skipWhitespace()
+        guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
+        guard base[index] == JSONByte.colon else { throw JSONError(.unexpectedCharacter, offset: index) }
+        index += 1
+        return key
     }
 
     @inline(__always)
@@ -175,96 +207,6 @@ struct JSONParser {
             }
         }
     }
-
-    // MARK: Numbers
-
-    @inline(__always)
-    private func digit(at position: Int) -> UInt8? {
-        guard position < end else { return nil }
-        let value = base[position] &- JSONByte.zero
-        return value < 10 ? value : nil
-    }
-
-    /// Validates RFC 8259's number grammar and converts. Numbers whose digits fit in 2^53 and
-    /// whose decimal exponent is within ±22 are converted exactly with one multiplication or
-    /// division (correctly rounded); the rest go through the standard library's correctly
-    /// rounded text conversion, so results match `JSON.parse` bit for bit.
-    private mutating func parseNumber() throws(JSONError) -> Double {
-        let start = index
-        let negative = base[index] == JSONByte.minus
-        if negative { index += 1 }
-        var mantissa: UInt64 = 0
-        var mantissaOverflow = false
-        func accumulate(_ digit: UInt8) {
-            if mantissa <= (UInt64.max - 9) / 10 {
-                mantissa = mantissa &* 10 &+ UInt64(digit)
-            } else {
-                mantissaOverflow = true
-            }
-        }
-
-        guard let first = digit(at: index) else { throw JSONError(.invalidNumber, offset: index) }
-        index += 1
-        if first == 0 {
-            if digit(at: index) != nil { throw JSONError(.invalidNumber, offset: index) }
-        } else {
-            accumulate(first)
-            while let next = digit(at: index) {
-                accumulate(next)
-                index += 1
-            }
-        }
-
-        var fractionDigits = 0
-        if index < end, base[index] == JSONByte.period {
-            index += 1
-            guard digit(at: index) != nil else { throw JSONError(.invalidNumber, offset: index) }
-            while let next = digit(at: index) {
-                accumulate(next)
-                fractionDigits += 1
-                index += 1
-            }
-        }
-
-        var exponent = 0
-        if index < end, base[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            var exponentNegative = false
-            if index < end, base[index] == JSONByte.minus || base[index] == JSONByte.plus {
-                exponentNegative = base[index] == JSONByte.minus
-                index += 1
-            }
-            guard digit(at: index) != nil else { throw JSONError(.invalidNumber, offset: index) }
-            while let next = digit(at: index) {
-                if exponent < 100_000 { exponent = exponent * 10 + Int(next) }
-                index += 1
-            }
-            if exponentNegative { exponent = -exponent }
-        }
-
-        if !mantissaOverflow, mantissa <= 1 << 53 {
-            let power = exponent - fractionDigits
-            let magnitude = Double(mantissa)
-            var result: Double?
-            if power == 0 {
-                result = magnitude
-            } else if power > 0, power <= 22 {
-                result = magnitude * JSONParser.powersOfTen[power]
-            } else if power < 0, power >= -22 {
-                result = magnitude / JSONParser.powersOfTen[-power]
-            }
-            if let result { return negative ? -result : result }
-        }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
-        guard let value = Double(text) else { throw JSONError(.invalidNumber, offset: start) }
-        return value
-    }
-
-    /// 10^0 … 10^22, all exactly representable as `Double`.
-    private static let powersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
 }
 
 /// The ASCII bytes JSON's grammar is made of, shared by the parser and the writer.

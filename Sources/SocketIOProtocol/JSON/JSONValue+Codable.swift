@@ -7,6 +7,8 @@ import Foundation
 /// coder's own JSON model: binary becomes `{"base64":"…"}` (and decodes back as that object,
 /// since it cannot be told apart from one), and key order is whatever the coder keeps.
 extension JSONValue: Codable {
+    /// Reads whatever JSON value the decoder holds: the value itself from ``JSONValueDecoder``,
+    /// otherwise by probing null, bool, number, string, object and array in turn.
     public init(from decoder: any Decoder) throws {
         if let decoder = decoder as? JSONValueDecoderImpl {
             self = decoder.value
@@ -51,6 +53,8 @@ extension JSONValue: Codable {
             DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "Not a JSON value."))
     }
 
+    /// Writes this value as itself into ``JSONValueEncoder``, otherwise as the coder's
+    /// primitives and containers (binary as `{"base64":"…"}`).
     public func encode(to encoder: any Encoder) throws {
         if let encoder = encoder as? JSONValueEncoderImpl {
             encoder.storage = .value(self)

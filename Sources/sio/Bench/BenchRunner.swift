@@ -1,0 +1,128 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIO
+
+/// Drives the benchmark: `clients` connections, each echoing its share of `events` (pipelined),
+/// then measuring ack round trips one at a time.
+struct BenchRunner: Sendable {
+    var url: URL
+    var namespace: String
+    var auth: SocketAuth
+    var clients: Int
+    var events: Int
+    var acks: Int
+    var payload: JSONValue = ["symbol": "SWB", "price": 101.25, "qty": 3, "note": "benchmark payload"]
+
+    func run() async throws -> BenchResult {
+        var sockets: [(Manager, Socket)] = []
+        for _ in 0..<clients {
+            var configuration = Manager.Configuration()
+            configuration.defaultAckTimeout = .seconds(30)
+            let manager = try Manager(url: url, configuration: configuration)
+            let socket = manager.socket(namespace: namespace, auth: auth)
+            try await socket.connect()
+            sockets.append((manager, socket))
+        }
+        defer { for (manager, _) in sockets { manager.disconnect() } }
+
+        // Throughput: every client emits its share at once; the clock stops at the last echo.
+        let share = max(events / clients, 1)
+        let total = share * clients
+        let progress = ProgressBar(label: "echo", total: total)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (_, socket) in sockets {
+                let countdown = Countdown(share)
+                let id = socket.on("echo") { _ in
+                    progress.advance()
+                    countdown.tick()
+                }
+                let dropped = socket.on("disconnect") { event in
+                    countdown.abort(event.items.first?.stringValue ?? "disconnected")
+                }
+                group.addTask {
+                    defer { socket.off(id); socket.off(dropped) }
+                    for i in 0..<share { try socket.emit("echo", .number(Double(i)), payload) }
+                    if let reason = await countdown.wait() {
+                        throw BenchError(description: "a connection dropped during the run: \(reason)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = Self.seconds(ContinuousClock.now - start)
+        progress.finish()
+
+        // Latency: sequential acks, spread over the clients.
+        let ackProgress = ProgressBar(label: "ack ", total: acks)
+        var latencies: [Double] = []
+        latencies.reserveCapacity(acks)
+        for i in 0..<acks {
+            let socket = sockets[i % sockets.count].1
+            let sent = ContinuousClock.now
+            _ = try await socket.emitWithAck("ack", .number(Double(i)), payload)
+            latencies.append(Self.seconds(ContinuousClock.now - sent) * 1000)
+            ackProgress.advance()
+        }
+        ackProgress.finish()
+        return BenchResult(target: url.absoluteString, clients: clients, events: total,
+                           seconds: seconds, latencies: latencies.sorted())
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Resumes a waiter once `count` ticks have happened, or at once with a reason when aborted.
+final class Countdown: Sendable {
+    private struct State {
+        var remaining: Int
+        var aborted: String?
+        var waiter: CheckedContinuation<String?, Never>?
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    init(_ count: Int) {
+        state = NIOLockedValueBox(State(remaining: count))
+    }
+
+    func tick() {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<String?, Never>? in
+            state.remaining -= 1
+            guard state.remaining <= 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    func abort(_ reason: String) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<String?, Never>? in
+            guard state.remaining > 0 else { return nil }
+            state.aborted = reason
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: reason)
+    }
+
+    /// `nil` when every tick arrived; the reason when aborted.
+    func wait() async -> String? {
+        await withCheckedContinuation { continuation in
+            let result: String?? = state.withLockedValue { state in
+                if state.remaining <= 0 { return .some(nil) }
+                if let reason = state.aborted { return .some(reason) }
+                state.waiter = continuation
+                return .none
+            }
+            if let result { continuation.resume(returning: result) }
+        }
+    }
+}
