@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "SocketIOProtocol", targets: ["SocketIOProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
+        .library(name: "SocketIOServer", targets: ["SocketIOServer"]),
         .executable(name: "sio", targets: ["sio"]),
     ],
     dependencies: [
@@ -21,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -41,11 +44,25 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "SocketIOServer",
+            dependencies: [
+                "SocketIOProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "sio",
             dependencies: [
                 "SocketIO",
                 "SocketIOProtocol",
+                "SocketIOServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -55,6 +72,17 @@ let package = Package(
         .testTarget(
             name: "SocketIOProtocolTests",
             dependencies: ["SocketIOProtocol"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SocketIOServerTests",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIO",
+                "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

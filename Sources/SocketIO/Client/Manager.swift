@@ -102,6 +102,11 @@ public final class Manager: Sendable {
         for observer in observers { observer.yield(event) }
     }
 
+    /// Runs `work` on the handler executor after everything already queued there.
+    public func runOnHandlerExecutor(_ work: @escaping @Sendable () -> Void) {
+        executor.run(work)
+    }
+
     // MARK: - For sockets
 
     var isEngineOpen: Bool {
