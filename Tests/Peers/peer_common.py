@@ -40,6 +40,8 @@ def parse_args(description):
                         "gone (library default: 0 in engineio 4.x, 5 in engineio 3.x)")
     p.add_argument("--max-http-buffer-size", type=int, default=None,
                    help="largest accepted message/POST body in bytes (library default if unset)")
+    p.add_argument("--certfile", default=None, help="serve HTTPS/WSS with this PEM certificate")
+    p.add_argument("--keyfile", default=None, help="the certificate's PEM private key")
     p.add_argument("--quiet", action="store_true", help="no per-packet logging")
     p.add_argument("--watch-stdin", action="store_true",
                    help="exit when stdin reaches EOF (the parent went away)")
@@ -239,6 +241,11 @@ async def _serve(sio, args):
     runner = web.AppRunner(app, **runner_kwargs)
     await runner.setup()
     sock = _listening_socket(args.host, args.port)
+    if args.certfile:
+        import ssl
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.certfile, args.keyfile)
+        site_kwargs["ssl_context"] = context
     site = web.SockSite(runner, sock, **site_kwargs)
     await site.start()
     port = sock.getsockname()[1]

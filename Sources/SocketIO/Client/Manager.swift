@@ -33,6 +33,10 @@ public final class Manager: Sendable {
         var wasOpen = false
         /// Numbers engine sessions, so a late event from an old one is ignored.
         var session = 0
+        /// The revision of the current (or last) session.
+        var version: EngineIOVersion
+        /// Whether the last session upgraded to WebSocket (for `rememberUpgrade`).
+        var lastSessionUpgraded = false
     }
 
     private let inner: NIOLockedValueBox<Inner>
@@ -46,7 +50,8 @@ public final class Manager: Sendable {
         var logger = configuration.logger
         logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
         self.logger = logger
-        self.inner = NIOLockedValueBox(Inner(decoder: SocketPacketDecoder(version: configuration.version.socketIOVersion)))
+        let version = configuration.version.first
+        self.inner = NIOLockedValueBox(Inner(decoder: SocketPacketDecoder(version: version.socketIOVersion), version: version))
     }
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.
@@ -56,7 +61,7 @@ public final class Manager: Sendable {
         let namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
         return inner.withLockedValue { inner in
             if let socket = inner.sockets[namespace] { return socket }
-            let socket = Socket(manager: self, namespace: namespace, auth: auth)
+            let socket = Socket(manager: self, namespace: namespace, auth: auth, version: inner.version.socketIOVersion)
             inner.sockets[namespace] = socket
             return socket
         }
@@ -113,25 +118,51 @@ public final class Manager: Sendable {
         inner.withLockedValue { $0.engine?.isOpen ?? false }
     }
 
-    /// Opens the engine session unless one exists.
-    func openEngine() {
+    /// The Engine.IO revision of the current (or last) session: with `.auto`, what was negotiated.
+    public var engineIOVersion: EngineIOVersion { inner.withLockedValue { $0.version } }
+
+    /// The Socket.IO revision of the current (or last) session.
+    var socketIOVersion: SocketIOVersion { inner.withLockedValue { $0.version.socketIOVersion } }
+
+    /// The transport carrying the session now, if one is open.
+    public var transport: EngineTransportKind? {
+        inner.withLockedValue { $0.engine }?.transportKind
+    }
+
+    /// Opens the engine session unless one exists (`version`: retry a refused v4 as v3).
+    func openEngine(version: EngineIOVersion? = nil) {
         let engine: Engine? = inner.withLockedValue { inner in
             guard inner.engine == nil else { return nil }
+            let version = version ?? configuration.version.first
+            var transports = configuration.transports
+            if configuration.rememberUpgrade && inner.lastSessionUpgraded && transports.contains(.websocket) {
+                transports = [.websocket]
+            }
+            if configuration.proxy != nil { transports = transports.filter { $0 == .polling } }
+            let httpClient = try? HTTPClients.client(trustRoots: configuration.trustRoots, proxy: configuration.proxy)
             let config = Engine.Configuration(
                 endpoint: endpoint,
-                version: configuration.version,
+                version: version,
+                transports: transports.isEmpty ? [.polling] : transports,
+                upgrade: configuration.upgrade && configuration.proxy == nil,
                 headers: configuration.extraHeaders.map { ($0.name, $0.value) },
                 connectTimeout: configuration.connectTimeout,
                 maxInboundMessageSize: configuration.maxInboundMessageSize,
-                clock: configuration.clock
+                maxPacketsPerRequest: max(configuration.maxPacketsPerRequest, 1),
+                timestampRequests: configuration.timestampRequests,
+                trustRoots: configuration.trustRoots,
+                httpClient: httpClient,
+                clock: configuration.clock,
+                logger: logger
             )
+            inner.version = version
+            inner.decoder = SocketPacketDecoder(version: version.socketIOVersion)
             inner.session += 1
             let session = inner.session
             let engine = Engine(configuration: config) { [weak self] event in
                 self?.handle(event, session: session)
             }
             inner.engine = engine
-            inner.decoder.reset()
             return engine
         }
         if let engine {
@@ -179,18 +210,42 @@ public final class Manager: Sendable {
         let current = inner.withLockedValue { $0.session == session && $0.engine != nil }
         guard current else { return }
         switch event {
-        case .opened(let handshake):
-            logger.debug("Engine.IO session open", metadata: ["socketio.sid": "\(handshake.sid)"])
-            let sockets = inner.withLockedValue { inner in
+        case .opened(let handshake, let transport):
+            let (sockets, version) = inner.withLockedValue { inner in
                 inner.wasOpen = true
-                return Array(inner.sockets.values)
+                inner.lastSessionUpgraded = transport == .websocket
+                return (Array(inner.sockets.values), inner.version)
             }
+            logger.info("connected", metadata: [
+                "socketio.sid": "\(handshake.sid)", "socketio.version": "\(version)", "socketio.transport": "\(transport)",
+            ])
             publish(.open)
-            for socket in sockets { socket.engineOpened() }
+            for socket in sockets { socket.engineOpened(version: version.socketIOVersion, sid: handshake.sid) }
+        case .upgraded:
+            inner.withLockedValue { $0.lastSessionUpgraded = true }
+            logger.debug("upgraded to WebSocket")
+            publish(.upgrade)
         case .heartbeat:
             publish(.ping)
         case .message(let packet):
             receive(packet)
+        case .closed(.unsupportedVersion(let tried, let serverSpeaks, let detail)):
+            let retry = inner.withLockedValue { inner -> Bool in
+                inner.engine = nil
+                guard !inner.wasOpen, configuration.version == .auto, tried == .v4 else { return false }
+                return true
+            }
+            logger.debug("the server refused \(tried)", metadata: ["socketio.detail": "\(detail)"])
+            if retry {
+                openEngine(version: .v3)
+                return
+            }
+            let server = serverSpeaks ?? (tried == .v4 ? .v3 : .v4)
+            failSockets(.versionMismatch(client: tried, server: server))
+        case .closed(.handshakeRefused(let body)):
+            inner.withLockedValue { $0.engine = nil }
+            let message = (try? JSONValue(parsing: body))?.stringValue ?? body
+            failSockets(.connectError(message: message, data: nil))
         case .closed(let reason):
             logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(reason)"])
             let (sockets, wasOpen) = inner.withLockedValue { inner in
@@ -233,6 +288,17 @@ public final class Manager: Sendable {
             let engine = inner.withLockedValue { $0.engine }
             engine?.fail(.parseError(error.description))
         }
+    }
+
+    /// Tells every connecting socket that the session could not be opened.
+    private func failSockets(_ error: SocketIOError) {
+        let sockets = inner.withLockedValue { inner in
+            inner.decoder.reset()
+            inner.wasOpen = false
+            return Array(inner.sockets.values)
+        }
+        publish(.error(error.description))
+        for socket in sockets { socket.engineFailed(error) }
     }
 
     /// The namespace without a v4 query string (`/admin?token=1` → `/admin`).

@@ -10,8 +10,25 @@ extension Manager {
         public var query: [URLQueryItem] = []
         /// Extra HTTP headers on every request (e.g. `Authorization`, `User-Agent`, `Cookie`).
         public var extraHeaders: [(name: String, value: String)] = []
-        /// The Engine.IO protocol revision.
-        public var version: EngineIOVersion = .v4
+        /// The Engine.IO revision: `.v4` (socket.io 3.x/4.x), `.v3` (socket.io 2.x), or `.auto`
+        /// (try v4, fall back to v3 when the server refuses it).
+        public var version: EngineIOVersionChoice = .v4
+        /// The transports: the first opens the session, `.websocket` after it is the upgrade target.
+        /// socket.io's default: polling first, then upgrade.
+        public var transports: [EngineTransportKind] = [.polling, .websocket]
+        /// Whether to upgrade from polling to WebSocket when the server offers it.
+        public var upgrade = true
+        /// Open the next session directly on WebSocket if the last one upgraded successfully.
+        public var rememberUpgrade = false
+        /// Which certificates `https`/`wss` trust: the system's, or your own (self-signed test servers).
+        public var trustRoots: TrustRoots = .system
+        /// An HTTP proxy for polling requests. WebSocket does not go through it, so a manager with
+        /// a proxy stays on polling.
+        public var proxy: HTTPProxy?
+        /// Add the `t` cache-busting parameter to polling requests (socket.io's default).
+        public var timestampRequests = true
+        /// The most packets one polling POST carries (python-socketio drops bigger batches).
+        public var maxPacketsPerRequest = 16
         /// How long the Engine.IO handshake may take (socket.io's `timeout`, 20 s).
         public var connectTimeout: Duration = .seconds(20)
         /// The acknowledgement timeout `emitWithAck` uses when given none.

@@ -4,6 +4,8 @@ public enum ManagerEvent: Sendable, Hashable {
     case open
     /// A server heartbeat ping arrived (v4), or our ping was answered (v3).
     case ping
+    /// The session moved from polling to WebSocket.
+    case upgrade
     /// The Engine.IO session closed, and why.
     case close(DisconnectReason)
     /// The session could not be opened.

@@ -74,7 +74,7 @@ extension Socket {
         switch error {
         case .connectError(let message, let data): items = [.string(message), data ?? .null]
         case .invalidURL, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
-             .payloadConversion, .notConnected:
+             .payloadConversion, .notConnected, .versionMismatch:
             items = [.string(error.description)]
         }
         let status = inner.withLockedValue { $0.machine.status }

@@ -37,12 +37,13 @@ public final class Socket: Sendable {
 
     let inner: NIOLockedValueBox<Inner>
 
-    init(manager: Manager, namespace: String, auth: SocketAuth) {
+    /// Made by the manager, under its lock: nothing here may call back into the manager.
+    init(manager: Manager, namespace: String, auth: SocketAuth, version: SocketIOVersion) {
         self.manager = manager
         self.namespace = namespace
         let machine = SocketStateMachine(
             namespace: namespace,
-            version: manager.configuration.version.socketIOVersion,
+            version: version,
             sendBufferLimit: manager.configuration.sendBufferLimit
         )
         self.inner = NIOLockedValueBox(Inner(machine: machine, auth: auth))
@@ -133,8 +134,8 @@ public final class Socket: Sendable {
 
     // MARK: - From the manager
 
-    func engineOpened() {
-        let action = inner.withLockedValue { $0.machine.engineOpened() }
+    func engineOpened(version: SocketIOVersion, sid: String) {
+        let action = inner.withLockedValue { $0.machine.engineOpened(version: version, sid: sid) }
         switch action {
         case .sendConnect: sendConnect()
         case .openEngine, .none: return
@@ -156,7 +157,7 @@ public final class Socket: Sendable {
 
     private func sendConnect() {
         let auth = inner.withLockedValue { $0.auth }
-        let version = manager.configuration.version.socketIOVersion
+        let version = manager.socketIOVersion
         let namespace = self.namespace
         switch auth {
         case .none:
@@ -176,9 +177,22 @@ public final class Socket: Sendable {
     }
 
     static func connectPacket(namespace: String, auth: JSONObject?, version: SocketIOVersion) -> SocketPacket {
-        // Protocol v4 has no CONNECT payload; its auth travels in the query string.
-        guard version == .v5, let auth else { return SocketPacket(kind: .connect, namespace: namespace) }
-        return SocketPacket(kind: .connect, namespace: namespace, data: .object(auth))
+        guard let auth, !auth.isEmpty else { return SocketPacket(kind: .connect, namespace: namespace) }
+        switch version {
+        case .v5:
+            return SocketPacket(kind: .connect, namespace: namespace, data: .object(auth))
+        case .v4:
+            // Protocol v4 has no CONNECT payload: socket.io 2.x clients append a query to the
+            // namespace (`40/chat?token=abc,`), which JS servers expose as the auth object.
+            var components = URLComponents()
+            components.queryItems = auth.map { URLQueryItem(name: $0.key, value: $0.value.stringValue ?? $0.value.jsonString) }
+            return SocketPacket(kind: .connect, namespace: namespace + "?" + (components.percentEncodedQuery ?? ""))
+        }
+    }
+
+    func engineFailed(_ error: SocketIOError) {
+        guard inner.withLockedValue({ $0.machine.engineFailed() }) else { return }
+        connectFailed(error)
     }
 
     static func detail(of reason: DisconnectReason) -> String {

@@ -16,6 +16,8 @@ public enum SocketIOError: Error, Sendable, Hashable {
     case payloadConversion(String)
     /// The socket is not connected and was asked to do something that needs a connection.
     case notConnected
+    /// The server does not speak the Engine.IO revision the client was told to use.
+    case versionMismatch(client: EngineIOVersion, server: EngineIOVersion)
 }
 
 extension SocketIOError: CustomStringConvertible {
@@ -30,6 +32,8 @@ extension SocketIOError: CustomStringConvertible {
         case .reservedEventName(let name): "\"\(name)\" is a reserved event name"
         case .payloadConversion(let why): "payload conversion failed: \(why)"
         case .notConnected: "socket is not connected"
+        case .versionMismatch(let client, let server):
+            "version mismatch: the client speaks \(client) (\(client.socketIOVersion)), the server speaks \(server) (\(server.socketIOVersion)); connect with version .auto or .\(server == .v3 ? "v3" : "v4")"
         }
     }
 }
@@ -76,6 +80,7 @@ public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
         case .transportClose: self = .transportClose
         case .transportError(let detail): self = .transportError(detail)
         case .parseError(let detail): self = .parseError(detail)
+        case .unsupportedVersion, .handshakeRefused: self = .transportError(reason.description)
         }
     }
 }

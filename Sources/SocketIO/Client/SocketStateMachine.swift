@@ -16,7 +16,10 @@ struct SocketStateMachine: Sendable {
     }
 
     let namespace: String
-    let version: SocketIOVersion
+    /// The revision of the current session (set when the engine opens).
+    private(set) var version: SocketIOVersion
+    /// The Engine.IO sid of the current session (protocol v4 socket ids derive from it).
+    private(set) var engineSID = ""
     let sendBufferLimit: Int
     private(set) var state: State = .idle
     private(set) var sendBuffer: [SocketPacket] = []
@@ -75,9 +78,11 @@ struct SocketStateMachine: Sendable {
         }
     }
 
-    /// The engine session opened.
-    func engineOpened() -> ConnectAction {
+    /// The engine session opened, speaking `version`.
+    mutating func engineOpened(version: SocketIOVersion, sid: String = "") -> ConnectAction {
         guard case .connecting = state else { return .none }
+        self.version = version
+        self.engineSID = sid
         // Socket.IO v4 servers connect `/` on their own; every other case sends CONNECT.
         return version == .v4 && namespace == "/" ? .none : .sendConnect
     }
@@ -111,7 +116,8 @@ struct SocketStateMachine: Sendable {
                 }
                 id = sid
             } else {
-                id = namespace
+                // Protocol v4 ids: the engine sid for `/`, `/nsp#sid` for other namespaces.
+                id = namespace == "/" ? engineSID : "\(namespace)#\(engineSID)"
             }
             state = .connected(id: id, pid: packet.data?["pid"]?.stringValue)
             let flush = sendBuffer
@@ -189,6 +195,13 @@ struct SocketStateMachine: Sendable {
             state = .disconnected(.ioClientDisconnect)
             return .disconnected(.ioClientDisconnect, sendDisconnect: true, wasConnected: true)
         }
+    }
+
+    /// The session could not be opened (wrong version, refused handshake): back to idle.
+    mutating func engineFailed() -> Bool {
+        guard case .connecting = state else { return false }
+        state = .idle
+        return true
     }
 
     /// The engine session ended under this socket.

@@ -1,41 +1,63 @@
+import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
 /// What an engine reports to the socket layer, in order.
 enum EngineEvent: Sendable {
-    case opened(EngineHandshake)
+    case opened(EngineHandshake, transport: EngineTransportKind)
     /// A heartbeat: a server ping (v4) or the pong to ours (v3).
     case heartbeat
     /// A `message` (text or binary) to decode as Socket.IO.
     case message(EnginePacket)
+    /// The session moved from polling to WebSocket.
+    case upgraded
     case closed(EngineCloseReason)
 }
 
-/// One Engine.IO session: owns the transport and the single heartbeat timer, and drives
-/// ``EngineStateMachine``. Transitions happen under a lock; writes, timers and reports happen
+/// One Engine.IO session: owns its transports (the active one and, during an upgrade, the
+/// WebSocket probe) and the single heartbeat timer, and drives ``EngineStateMachine`` and
+/// ``UpgradeStateMachine``. Transitions happen under a lock; writes, timers and reports happen
 /// after it is released.
 final class Engine: Sendable {
     struct Configuration: Sendable {
         var endpoint: EngineEndpoint
         var version: EngineIOVersion
+        /// The first opens the session; `.websocket` later in the list is the upgrade target.
+        var transports: [EngineTransportKind]
+        var upgrade: Bool
         var headers: [(String, String)]
         var connectTimeout: Duration
+        var probeTimeout: Duration = .seconds(10)
         var maxInboundMessageSize: Int
+        var maxPacketsPerRequest: Int
+        var timestampRequests: Bool
+        var trustRoots: TrustRoots
+        var httpClient: HTTPClient?
         var clock: any Clock<Duration>
+        var logger: Logger
     }
 
-    private struct Inner: Sendable {
+    struct Inner: Sendable {
         var machine: EngineStateMachine
+        var upgrade = UpgradeStateMachine()
         var transport: (any EngineTransport)?
+        var transportID = 0
+        var probe: WebSocketTransport?
+        var probeID = -1
+        var nextTransportID = 0
+        /// Packets held while polling pauses for the upgrade.
+        var held: [EnginePacket] = []
         /// The transport after the session ended, so a caller can wait for its socket to close.
         var retired: (any EngineTransport)?
-        var timer: Task<Void, Never>?
+        /// The heartbeat/open timer and the generation it was armed for.
+        var timer: (generation: Int, task: Task<Void, Never>)?
     }
 
     let configuration: Configuration
-    private let onEvent: @Sendable (EngineEvent) -> Void
-    private let inner: NIOLockedValueBox<Inner>
+    let onEvent: @Sendable (EngineEvent) -> Void
+    let inner: NIOLockedValueBox<Inner>
 
     init(configuration: Configuration, onEvent: @escaping @Sendable (EngineEvent) -> Void) {
         self.configuration = configuration
@@ -53,45 +75,65 @@ final class Engine: Sendable {
 
     var isOpen: Bool { inner.withLockedValue { $0.machine.isOpen } }
 
-    /// Opens the session (WebSocket only for now).
+    /// The transport carrying the session now.
+    var transportKind: EngineTransportKind? {
+        inner.withLockedValue { inner in
+            inner.transport.map { $0 is WebSocketTransport ? .websocket : .polling }
+        }
+    }
+
+    /// Opens the session on the first configured transport.
     func open() {
         let action = inner.withLockedValue { $0.machine.start() }
         switch action {
         case .none:
             return
         case .openTransport(let generation):
-            let config = configuration
-            let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: nil)
-            let transport = WebSocketTransport(
-                endpoint: config.endpoint,
-                uri: uri,
-                headers: config.headers,
-                version: config.version,
-                maxMessageSize: config.maxInboundMessageSize
-            ) { [weak self] event in
-                self?.handle(event)
+            let kind = configuration.transports.first ?? .websocket
+            let (transport, stale) = inner.withLockedValue { inner -> ((any EngineTransport)?, Bool) in
+                if inner.machine.state == .closed { return (nil, true) }
+                inner.nextTransportID += 1
+                inner.transportID = inner.nextTransportID
+                return (nil, false)
             }
-            let stale = inner.withLockedValue { inner in
-                if inner.machine.state == .closed { return true }
-                inner.transport = transport
-                return false
-            }
-            if stale {
-                transport.close()
+            guard !stale else { return }
+            // Arm the open timeout before the transport exists, so its events cannot overtake it.
+            armTimer(milliseconds: Self.milliseconds(configuration.connectTimeout), generation: generation)
+            let id = inner.withLockedValue { $0.transportID }
+            let made: any EngineTransport
+            do {
+                made = try makeTransport(kind, sid: nil, id: id)
+            } catch {
+                transportEnded(.transportError("\(error)"), from: id)
                 return
             }
-            armTimer(milliseconds: Self.milliseconds(config.connectTimeout), generation: generation)
+            _ = transport
+            let closedMeanwhile = inner.withLockedValue { inner -> Bool in
+                if inner.machine.state == .closed || inner.transportID != id { return true }
+                inner.transport = made
+                return false
+            }
+            if closedMeanwhile {
+                made.close()
+            }
         }
     }
 
-    /// Writes packets if the session is open; returns `false` (writing nothing) otherwise.
+    /// Writes packets if the session is open (holding them while an upgrade pauses polling);
+    /// returns `false`, writing nothing, otherwise.
     @discardableResult
     func send(_ packets: [EnginePacket]) -> Bool {
-        let transport: (any EngineTransport)? = inner.withLockedValue { inner in
-            inner.machine.isOpen ? inner.transport : nil
+        let transport: (any EngineTransport)?? = inner.withLockedValue { inner in
+            guard inner.machine.isOpen else { return .none }
+            if inner.upgrade.holdsPackets {
+                inner.held.append(contentsOf: packets)
+                return .some(nil)
+            }
+            return .some(inner.transport)
         }
-        guard let transport else { return false }
-        transport.send(packets)
+        guard case .some(let target) = transport else { return false }
+        configuration.logger.trace("sending", metadata: ["engineio.packets": "\(packets)"])
+        target?.send(packets)
         return true
     }
 
@@ -104,19 +146,14 @@ final class Engine: Sendable {
 
     /// Closes the session on the app's behalf; reports `.closed(.forcedClose)` if it was live.
     func close() {
-        let (action, transport, timer) = inner.withLockedValue { inner in
-            let action = inner.machine.close()
-            defer { inner.retired = inner.transport ?? inner.retired; inner.transport = nil; inner.timer = nil }
-            return (action, inner.transport, inner.timer)
-        }
-        timer?.cancel()
+        let action = inner.withLockedValue { $0.machine.close() }
         switch action {
         case .none:
+            let (transport, probe) = detach()
+            probe?.close()
             transport?.close()
         case .close(let reason, let sendClosePacket):
-            if sendClosePacket { transport?.send([.close]) }
-            transport?.close()
-            onEvent(.closed(reason))
+            finish(reason, sendClosePacket: sendClosePacket)
         }
     }
 
@@ -131,21 +168,63 @@ final class Engine: Sendable {
         }
     }
 
-    // MARK: - Transport events
+    // MARK: - Transports
 
-    private func handle(_ event: TransportEvent) {
-        switch event {
-        case .packet(let packet):
-            let action = inner.withLockedValue { $0.machine.received(packet) }
-            perform(action)
-        case .ended(let reason):
-            let action = inner.withLockedValue { $0.machine.transportEnded(reason) }
-            switch action {
-            case .none:
-                return
-            case .close(let reason, _):
-                finish(reason, sendClosePacket: false)
+    private func makeTransport(_ kind: EngineTransportKind, sid: String?, id: Int) throws -> any EngineTransport {
+        let config = configuration
+        let handler: @Sendable (TransportEvent) -> Void = { [weak self] event in self?.handle(event, from: id) }
+        switch kind {
+        case .websocket:
+            let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
+            return WebSocketTransport(
+                endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
+                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, handler: handler)
+        case .polling:
+            let client = try config.httpClient ?? HTTPClients.client(trustRoots: config.trustRoots, proxy: nil)
+            let options = PollingTransport.Options(
+                endpoint: config.endpoint, version: config.version, headers: config.headers,
+                maxMessageSize: config.maxInboundMessageSize, maxPacketsPerRequest: config.maxPacketsPerRequest,
+                timestampRequests: config.timestampRequests, client: client, sid: sid)
+            return PollingTransport(options: options, handler: handler)
+        }
+    }
+
+    func handle(_ event: TransportEvent, from id: Int) {
+        let role: Role = inner.withLockedValue { inner in
+            if id == inner.transportID { return .active }
+            if inner.probeID == id { return .probe }
+            return .stale
+        }
+        switch role {
+        case .stale:
+            return
+        case .probe:
+            handleProbeEvent(event, from: id)
+        case .active:
+            switch event {
+            case .packet(let packet):
+                configuration.logger.trace("received", metadata: ["engineio.packet": "\(packet)"])
+                let action = inner.withLockedValue { $0.machine.received(packet) }
+                perform(action)
+            case .ended(let reason):
+                transportEnded(reason, from: id)
             }
+        }
+    }
+
+    private enum Role { case active, probe, stale }
+
+    private func transportEnded(_ reason: EngineCloseReason, from id: Int) {
+        configuration.logger.debug("transport ended", metadata: ["engineio.reason": "\(reason)"])
+        let action = inner.withLockedValue { inner -> EngineStateMachine.CloseAction in
+            guard inner.transportID == id else { return .none }
+            return inner.machine.transportEnded(reason)
+        }
+        switch action {
+        case .none:
+            return
+        case .close(let reason, _):
+            finish(reason, sendClosePacket: false)
         }
     }
 
@@ -157,10 +236,12 @@ final class Engine: Sendable {
             onEvent(.message(packet))
         case .opened(let handshake, let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
-            onEvent(.opened(handshake))
+            let kind = transportKind ?? .websocket
+            onEvent(.opened(handshake, transport: kind))
+            if kind == .polling { maybeStartUpgrade(handshake) }
         case .sendPong(let data, let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
-            currentTransport()?.send([.pong(data)])
+            send([.pong(data)])
             onEvent(.heartbeat)
         case .armTimer(let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
@@ -177,7 +258,7 @@ final class Engine: Sendable {
             return
         case .sendPing(let milliseconds, let generation):
             armTimer(milliseconds: milliseconds, generation: generation)
-            currentTransport()?.send([.ping("")])
+            send([.ping("")])
         case .close(let reason):
             finish(reason, sendClosePacket: false)
         }
@@ -185,21 +266,34 @@ final class Engine: Sendable {
 
     /// Tears the session down after the state machine decided it is over.
     private func finish(_ reason: EngineCloseReason, sendClosePacket: Bool) {
-        let (transport, timer) = inner.withLockedValue { inner in
-            defer { inner.retired = inner.transport ?? inner.retired; inner.transport = nil; inner.timer = nil }
-            return (inner.transport, inner.timer)
-        }
-        timer?.cancel()
+        configuration.logger.debug("session closed", metadata: ["engineio.reason": "\(reason)"])
+        let (transport, probe) = detach()
         if sendClosePacket { transport?.send([.close]) }
+        probe?.close()
         transport?.close()
         onEvent(.closed(reason))
+    }
+
+    private func detach() -> ((any EngineTransport)?, WebSocketTransport?) {
+        let (transport, probe, timer) = inner.withLockedValue { inner in
+            defer {
+                inner.retired = inner.transport ?? inner.retired
+                inner.transport = nil
+                inner.transportID = -1
+                inner.probe = nil
+                inner.timer = nil
+            }
+            return (inner.transport, inner.probe, inner.timer)
+        }
+        timer?.task.cancel()
+        return (transport, probe)
     }
 
     private func currentTransport() -> (any EngineTransport)? {
         inner.withLockedValue { $0.transport }
     }
 
-    private func armTimer(milliseconds: Int, generation: Int) {
+    func armTimer(milliseconds: Int, generation: Int) {
         let clock = configuration.clock
         let task = Task { [weak self] in
             do {
@@ -209,11 +303,15 @@ final class Engine: Sendable {
             }
             self?.timerFired(generation: generation)
         }
-        let previous = inner.withLockedValue { inner in
-            defer { inner.timer = task }
-            return inner.timer
+        // Keep the newest generation: two threads may arm at once, and an older timer must not
+        // replace a newer one (the state machine ignores stale generations, but a lost newer
+        // timer would never fire).
+        let cancelled = inner.withLockedValue { inner -> Task<Void, Never>? in
+            if let current = inner.timer, current.generation > generation { return task }
+            defer { inner.timer = (generation, task) }
+            return inner.timer?.task
         }
-        previous?.cancel()
+        cancelled?.cancel()
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

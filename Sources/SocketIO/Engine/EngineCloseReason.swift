@@ -10,6 +10,10 @@ public enum EngineCloseReason: Sendable, Hashable, CustomStringConvertible {
     case transportError(String)
     /// The peer sent bytes that are not valid Engine.IO or Socket.IO.
     case parseError(String)
+    /// The server does not speak the requested Engine.IO revision (detected on the handshake).
+    case unsupportedVersion(tried: EngineIOVersion, serverSpeaks: EngineIOVersion?, detail: String)
+    /// The server refused the handshake itself (HTTP 401; how Socket.IO v4 servers refuse `/`).
+    case handshakeRefused(String)
 
     public var description: String {
         switch self {
@@ -18,6 +22,8 @@ public enum EngineCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .transportClose: "transport close"
         case .transportError(let detail): "transport error: \(detail)"
         case .parseError(let detail): "parse error: \(detail)"
+        case .unsupportedVersion(let tried, _, let detail): "the server does not speak \(tried): \(detail)"
+        case .handshakeRefused(let detail): "handshake refused: \(detail)"
         }
     }
 }

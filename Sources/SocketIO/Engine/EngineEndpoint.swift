@@ -39,8 +39,10 @@ struct EngineEndpoint: Sendable, Hashable {
     }
 
     /// The request target for one Engine.IO request.
-    func requestURI(transport: String, version: EngineIOVersion, sid: String?, timestamp: String? = nil) -> String {
-        var items = query
+    func requestURI(
+        transport: String, version: EngineIOVersion, sid: String?, timestamp: String? = nil, extra: [URLQueryItem] = []
+    ) -> String {
+        var items = query + extra
         items.append(URLQueryItem(name: "EIO", value: String(version.rawValue)))
         items.append(URLQueryItem(name: "transport", value: transport))
         if let sid { items.append(URLQueryItem(name: "sid", value: sid)) }

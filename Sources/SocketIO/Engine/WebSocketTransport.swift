@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import SocketIOProtocol
 
@@ -16,8 +17,16 @@ final class WebSocketTransport: EngineTransport {
     let name = "websocket"
 
     private let version: EngineIOVersion
-    private let channel = NIOLockedValueBox<(any Channel)?>(nil)
-    private let closed = NIOLockedValueBox(false)
+    private struct Connection {
+        /// The TCP channel as soon as it connects (to close it even mid-handshake).
+        var raw: (any Channel)?
+        /// The channel once the WebSocket upgrade completed; sends made before wait in `pending`.
+        var channel: (any Channel)?
+        var pending: [EnginePacket] = []
+        var closed = false
+    }
+
+    private let connection = NIOLockedValueBox(Connection())
 
     /// Starts connecting to `uri` on `endpoint`; `handler` hears every packet and, once, the end.
     init(
@@ -26,15 +35,20 @@ final class WebSocketTransport: EngineTransport {
         headers: [(String, String)],
         version: EngineIOVersion,
         maxMessageSize: Int,
+        trustRoots: TrustRoots = .system,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         handler: @escaping @Sendable (TransportEvent) -> Void
     ) {
         self.version = version
         let reporter = TransportReporter(handler)
-        guard !endpoint.secure else {
-            reporter.end(.transportError("wss:// needs TLS, which this transport does not support yet"))
+        let tls: NIOSSLContext?
+        do {
+            tls = endpoint.secure ? try NIOSSLContext(configuration: TLS.configuration(trustRoots)) : nil
+        } catch {
+            reporter.end(.transportError("TLS setup failed: \(error)"))
             return
         }
+        let serverHostname = Self.isIPAddress(endpoint.host) ? nil : endpoint.host
         var requestHeaders = HTTPHeaders()
         requestHeaders.add(name: "Host", value: endpoint.hostHeader)
         for (name, value) in headers { requestHeaders.add(name: name, value: value) }
@@ -45,6 +59,10 @@ final class WebSocketTransport: EngineTransport {
             .connectTimeout(.seconds(20))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
                         maxFrameSize: maxMessageSize,
                         upgradePipelineHandler: { channel, _ in
@@ -77,29 +95,62 @@ final class WebSocketTransport: EngineTransport {
                     let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
                         configuration: pipeline
                     )
-                    upgraded.whenFailure { error in
-                        reporter.end(.transportError("WebSocket handshake failed: \(error)"))
-                        channel.close(promise: nil)
+                    upgraded.whenComplete { [self] result in
+                        switch result {
+                        case .success:
+                            self.upgradeCompleted(on: channel)
+                        case .failure(let error):
+                            reporter.end(.transportError("WebSocket handshake failed: \(error)"))
+                            channel.close(promise: nil)
+                        }
                     }
                 }
             }
         bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
             switch result {
             case .success(let connected):
-                let closeNow = self.channel.withLockedValue { channel in
-                    channel = connected
-                    return self.closed.withLockedValue { $0 }
+                connected.closeFuture.whenComplete { _ in reporter.end(.transportClose) }
+                let closeNow = self.connection.withLockedValue { connection in
+                    connection.raw = connected
+                    return connection.closed
                 }
                 if closeNow { connected.close(promise: nil) }
-                connected.closeFuture.whenComplete { _ in reporter.end(.transportClose) }
             case .failure(let error):
                 reporter.end(.transportError("cannot connect to \(endpoint.host):\(endpoint.port): \(error)"))
             }
         }
     }
 
+    /// The WebSocket is up: from now on sends go straight to the channel.
+    private func upgradeCompleted(on channel: any Channel) {
+        let (closeNow, pending) = connection.withLockedValue { connection in
+            connection.channel = channel
+            defer { connection.pending = [] }
+            return (connection.closed, connection.pending)
+        }
+        if closeNow {
+            channel.close(promise: nil)
+        } else if !pending.isEmpty {
+            write(pending, on: channel)
+        }
+    }
+
     func send(_ packets: [EnginePacket]) {
-        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        let channel = connection.withLockedValue { connection -> (any Channel)? in
+            guard let channel = connection.channel else {
+                if !connection.closed { connection.pending.append(contentsOf: packets) }
+                return nil
+            }
+            return channel
+        }
+        guard let channel else { return }
+        write(packets, on: channel)
+    }
+
+    /// Writes frames on the channel's event loop, in order, with one flush. Frames are written
+    /// only after the upgrade completed (the WebSocket handlers are then in the pipeline), so a
+    /// send made while the handshake is still running waits for the upgrade's completion.
+    private func write(_ packets: [EnginePacket], on channel: any Channel) {
         let version = self.version
         channel.eventLoop.execute {
             for packet in packets {
@@ -119,19 +170,33 @@ final class WebSocketTransport: EngineTransport {
     }
 
     func waitUntilClosed() async {
-        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        guard let channel = connection.withLockedValue({ $0.channel }) else { return }
         try? await channel.closeFuture.get()
     }
 
     func close() {
-        closed.withLockedValue { $0 = true }
-        guard let channel = channel.withLockedValue({ $0 }) else { return }
+        let (channel, raw) = connection.withLockedValue { connection in
+            connection.closed = true
+            connection.pending = []
+            return (connection.channel, connection.raw)
+        }
+        guard let channel else {
+            raw?.close(promise: nil)
+            return
+        }
         channel.eventLoop.execute {
             var data = channel.allocator.buffer(capacity: 2)
             data.write(webSocketErrorCode: .normalClosure)
             let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
             channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
         }
+    }
+}
+
+extension WebSocketTransport {
+    /// TLS sends no SNI for an IP address.
+    static func isIPAddress(_ host: String) -> Bool {
+        host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SocketIO
 
 /// The options every command that connects shares, with the same names everywhere.
@@ -16,6 +17,21 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for the connection.")
     var connectTimeout: Double = 20
 
+    @Option(name: .long, help: "websocket, polling, or auto (polling first, then upgrade).")
+    var transport: TransportChoice = .auto
+
+    @Option(name: .long, help: "Engine.IO revision: 4 (socket.io 3.x/4.x), 3 (socket.io 2.x), or auto.")
+    var eio: VersionChoice = .auto
+
+    @Option(name: .long, help: "An extra HTTP header, NAME:VALUE (repeatable).")
+    var header: [String] = []
+
+    @Flag(name: .long, help: "Log the connection (Engine.IO packets, upgrade, close reasons) to standard error.")
+    var verbose = false
+
+    @Option(name: .long, help: "Trust exactly the certificates in this PEM file (for test servers with self-signed certificates).")
+    var insecureTrustRoot: String?
+
     /// A manager and the namespace's socket, configured from the options.
     func makeSocket() throws -> (Manager, Socket) {
         guard let url = URL(string: url), url.scheme != nil, url.host != nil else {
@@ -23,6 +39,15 @@ struct ConnectionOptions: ParsableArguments {
         }
         var configuration = Manager.Configuration()
         configuration.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
+        configuration.transports = transport.transports
+        configuration.version = eio.choice
+        configuration.extraHeaders = try header.map(Self.parseHeader)
+        if let insecureTrustRoot { configuration.trustRoots = .pemFile(insecureTrustRoot) }
+        if verbose {
+            var logger = Logger(label: "sio") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = .trace
+            configuration.logger = logger
+        }
         let manager: Manager
         do {
             manager = try Manager(url: url, configuration: configuration)
@@ -45,6 +70,43 @@ struct ConnectionOptions: ParsableArguments {
             try await socket.connect()
         } catch {
             throw CLIError(error.description)
+        }
+    }
+}
+
+extension ConnectionOptions {
+    static func parseHeader(_ text: String) throws -> (name: String, value: String) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw CLIError("--header must be NAME:VALUE, got \(text)")
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (name, value)
+    }
+}
+
+/// `--transport`.
+enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
+    case websocket, polling, auto
+
+    var transports: [EngineTransportKind] {
+        switch self {
+        case .websocket: [.websocket]
+        case .polling: [.polling]
+        case .auto: [.polling, .websocket]
+        }
+    }
+}
+
+/// `--eio`.
+enum VersionChoice: String, ExpressibleByArgument, CaseIterable {
+    case v3 = "3", v4 = "4", auto
+
+    var choice: EngineIOVersionChoice {
+        switch self {
+        case .v3: .v3
+        case .v4: .v4
+        case .auto: .auto
         }
     }
 }

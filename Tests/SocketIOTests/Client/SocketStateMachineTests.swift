@@ -12,7 +12,7 @@ import Testing
     @Test func connectOpensTheEngineOrSendsConnect() {
         var closed = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 3)
         #expect(closed.connect(engineOpen: false) == .openEngine)
-        #expect(closed.engineOpened() == .sendConnect)
+        #expect(closed.engineOpened(version: .v5) == .sendConnect)
         #expect(closed.connect(engineOpen: true) == .none, "already connecting")
 
         var open = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3)
@@ -20,10 +20,12 @@ import Testing
     }
 
     @Test func v4DefaultNamespaceIsConnectedByTheServer() {
-        let root = connecting("/", version: .v4)
-        #expect(root.engineOpened() == .none)
-        let admin = connecting("/admin", version: .v4)
-        #expect(admin.engineOpened() == .sendConnect)
+        var root = connecting("/", version: .v4)
+        #expect(root.engineOpened(version: .v4, sid: "e1") == .none)
+        #expect(root.received(SocketPacket(kind: .connect)) == .connected(id: "e1", early: [], flush: []))
+        var admin = connecting("/admin", version: .v4)
+        #expect(admin.engineOpened(version: .v4, sid: "e1") == .sendConnect)
+        #expect(admin.received(SocketPacket(kind: .connect, namespace: "/admin")) == .connected(id: "/admin#e1", early: [], flush: []))
     }
 
     @Test func earlyEventsAndBufferedEmitsAreReleasedOnTheConnectReply() {

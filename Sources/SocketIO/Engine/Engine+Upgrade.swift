@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+extension Engine {
+    /// Starts the WebSocket probe when the session opened on polling and may upgrade.
+    func maybeStartUpgrade(_ handshake: EngineHandshake) {
+        let config = configuration
+        guard config.upgrade, config.transports.contains(.websocket), handshake.upgrades.contains("websocket") else {
+            return
+        }
+        let id = inner.withLockedValue { inner -> Int? in
+            inner.nextTransportID += 1
+            let id = inner.nextTransportID
+            guard inner.upgrade.start(probe: id) == .openProbe else { return nil }
+            inner.probeID = id
+            return id
+        }
+        guard let id else { return }
+        let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: handshake.sid)
+        let probe = WebSocketTransport(
+            endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
+            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots
+        ) { [weak self] event in
+            // Routed by role: a probe until the switch, the session's transport after it.
+            self?.handle(event, from: id)
+        }
+        let current = inner.withLockedValue { inner -> Bool in
+            guard inner.probeID == id, inner.machine.isOpen else { return false }
+            inner.probe = probe
+            return true
+        }
+        guard current else {
+            probe.close()
+            return
+        }
+        probe.send([.ping("probe")])
+        let clock = config.clock
+        let timeout = config.probeTimeout
+        Task { [weak self] in
+            try? await clock.sleep(for: timeout)
+            self?.probeFailed(id, why: "no answer to the probe in time")
+        }
+    }
+
+    func handleProbeEvent(_ event: TransportEvent, from id: Int) {
+        switch event {
+        case .packet(let packet):
+            let action = inner.withLockedValue { $0.upgrade.probeReceived(packet, from: id) }
+            switch action {
+            case .none:
+                return
+            case .abandonProbe:
+                abandonProbe(why: "unexpected answer to the probe")
+            case .pausePolling:
+                guard let polling = inner.withLockedValue({ $0.transport }) as? PollingTransport else {
+                    abandonProbe(why: "the session is not on polling")
+                    return
+                }
+                polling.pause { [weak self] in self?.pollingPaused() }
+            }
+        case .ended(let reason):
+            probeFailed(id, why: "\(reason)")
+        }
+    }
+
+    private func probeFailed(_ id: Int, why: String) {
+        let action = inner.withLockedValue { $0.upgrade.probeFailed(id) }
+        switch action {
+        case .abandonProbe: abandonProbe(why: why)
+        case .pausePolling, .none: return
+        }
+    }
+
+    /// Drops the probe and carries on polling (releasing anything held meanwhile).
+    private func abandonProbe(why: String) {
+        configuration.logger.debug("upgrade abandoned, staying on polling", metadata: ["engineio.why": "\(why)"])
+        let (probe, held, transport) = inner.withLockedValue { inner in
+            defer { inner.probe = nil; inner.probeID = -1; inner.held = [] }
+            return (inner.probe, inner.held, inner.transport)
+        }
+        probe?.close()
+        if !held.isEmpty { transport?.send(held) }
+    }
+
+    /// Polling is idle: switch to the WebSocket, send `5`, then everything held, in order.
+    private func pollingPaused() {
+        let switched = inner.withLockedValue { inner -> (WebSocketTransport, PollingTransport?, [EnginePacket])? in
+            guard case .switchTo(let id) = inner.upgrade.pollingPaused(), let probe = inner.probe,
+                  inner.probeID == id, inner.machine.isOpen else { return nil }
+            let polling = inner.transport as? PollingTransport
+            let held = (polling?.takeUnsent() ?? []) + inner.held
+            inner.held = []
+            inner.transport = probe
+            inner.transportID = id
+            inner.probe = nil
+            inner.probeID = -1
+            return (probe, polling, held)
+        }
+        guard let (websocket, polling, held) = switched else { return }
+        configuration.logger.debug("upgraded to WebSocket", metadata: ["engineio.held": "\(held.count)"])
+        websocket.send([.upgrade] + held)
+        polling?.discard()
+        onEvent(.upgraded)
+    }
+}

@@ -1,0 +1,46 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+
+/// The HTTP clients the polling transport uses, one per TLS and proxy setting, kept for the
+/// life of the process (an `HTTPClient` must be shut down before it is dropped; these never are,
+/// like `HTTPClient.shared`).
+enum HTTPClients {
+    struct Key: Hashable {
+        var trustRoots: TrustRoots
+        var proxy: HTTPProxy?
+    }
+
+    private static let clients = NIOLockedValueBox<[Key: HTTPClient]>([:])
+
+    static func client(trustRoots: TrustRoots, proxy: HTTPProxy?) throws -> HTTPClient {
+        let key = Key(trustRoots: trustRoots, proxy: proxy)
+        return try clients.withLockedValue { clients in
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.tlsConfiguration = try TLS.configuration(trustRoots)
+            configuration.timeout = .init(connect: .seconds(20), read: nil)
+            if let proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+}
+
+/// TLS settings from ``TrustRoots``: system trust by default, never "trust everything".
+enum TLS {
+    static func configuration(_ trustRoots: TrustRoots) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch trustRoots {
+        case .system:
+            break
+        case .pemFile(let path):
+            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+        case .pem(let text):
+            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(text.utf8)))
+        }
+        return configuration
+    }
+}

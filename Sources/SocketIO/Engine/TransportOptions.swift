@@ -1,0 +1,56 @@
+import Foundation
+
+/// A way Engine.IO carries packets.
+public enum EngineTransportKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// HTTP long-polling: works through proxies that block WebSocket.
+    case polling
+    /// One WebSocket.
+    case websocket
+
+    public var description: String { rawValue }
+}
+
+/// Which Engine.IO revision to speak.
+public enum EngineIOVersionChoice: Sendable, Hashable {
+    /// Only this revision; a server that does not speak it gives
+    /// ``SocketIOError/versionMismatch(client:server:)``.
+    case exactly(EngineIOVersion)
+    /// Try v4; when the server refuses it, retry with v3. Detection needs polling: with
+    /// WebSocket only, `.auto` speaks v4.
+    case auto
+
+    /// Engine.IO v4 (socket.io 3.x/4.x servers).
+    public static let v4 = EngineIOVersionChoice.exactly(.v4)
+    /// Engine.IO v3 (socket.io 2.x servers, and newer ones with `allowEIO3`).
+    public static let v3 = EngineIOVersionChoice.exactly(.v3)
+
+    /// The revision to try first.
+    var first: EngineIOVersion {
+        switch self {
+        case .exactly(let version): version
+        case .auto: .v4
+        }
+    }
+}
+
+/// Which certificates a secure connection (`https`/`wss`) trusts.
+public enum TrustRoots: Sendable, Hashable {
+    /// The system's trust store.
+    case system
+    /// Exactly the certificates in this PEM file (for test servers with self-signed certificates).
+    case pemFile(String)
+    /// Exactly the certificates in this PEM text.
+    case pem(String)
+}
+
+/// An HTTP proxy for the polling transport (see the README: WebSocket does not use it, so a
+/// manager with a proxy stays on polling).
+public struct HTTPProxy: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}

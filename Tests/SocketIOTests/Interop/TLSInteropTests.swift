@@ -1,0 +1,57 @@
+import Foundation
+import SocketIO
+import Testing
+
+/// `https`/`wss` against a server with a self-signed certificate made by the test: it connects
+/// with the certificate as a custom trust root and is refused with the system's trust store.
+@Suite("TLS")
+struct TLSInteropTests {
+    @Test(arguments: [InteropTarget.Mode.upgrade, .websocket])
+    func connectsWithACustomTrustRootAndRefusesWithout(_ mode: InteropTarget.Mode) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        try makeSelfSignedCertificate(cert: cert, key: key)
+
+        guard let server = try await PythonPeer.start(.v5, arguments: ["--certfile", cert, "--keyfile", key]) else { return }
+        defer { server.stop() }
+        let url = URL(string: "https://localhost:\(server.port)")!
+        let target = InteropTarget(peer: .v5, mode: mode)
+
+        var trusted = target.configuration()
+        trusted.trustRoots = .pemFile(cert)
+        let manager = try Manager(url: url, configuration: trusted)
+        let socket = manager.socket()
+        try await target.connect(manager, socket)
+        let reply = try await socket.emitWithAck("ack", "over TLS")
+        #expect(reply == ["over TLS"])
+        await manager.close()
+
+        let untrusting = try Manager(url: url, configuration: target.configuration())
+        let refused = untrusting.socket()
+        await #expect {
+            try await withTimeout(15, "untrusted connect") { try await refused.connect() }
+        } throws: { error in
+            guard case SocketIOError.connectionFailed = error else { return false }
+            return true
+        }
+        await untrusting.close()
+    }
+
+    private func makeSelfSignedCertificate(cert: String, key: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", key, "-out", cert, "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "openssl made the certificate")
+    }
+}
