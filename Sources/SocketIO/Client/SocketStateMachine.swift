@@ -24,6 +24,9 @@ struct SocketStateMachine: Sendable {
     private(set) var state: State = .idle
     private(set) var sendBuffer: [SocketPacket] = []
     private var nextAckID = 0
+    /// Connection state recovery: the private session id from the last CONNECT reply, and the
+    /// offset of the last event received (sent back on the next CONNECT).
+    private(set) var recovery: (pid: String, offset: String?)?
 
     init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int) {
         self.namespace = namespace
@@ -119,10 +122,12 @@ struct SocketStateMachine: Sendable {
                 // Protocol v4 ids: the engine sid for `/`, `/nsp#sid` for other namespaces.
                 id = namespace == "/" ? engineSID : "\(namespace)#\(engineSID)"
             }
-            state = .connected(id: id, pid: packet.data?["pid"]?.stringValue)
+            let pid = packet.data?["pid"]?.stringValue
+            state = .connected(id: id, pid: pid)
+            if let pid, recovery?.pid != pid { recovery = (pid, nil) }
             let flush = sendBuffer
             sendBuffer = []
-            return .connected(id: id, early: early, flush: flush)
+            return .connected(id: id, early: early.map { stripOffset($0) }, flush: flush)
         case (.connecting, .connectError):
             state = .idle
             return .connectFailed(Self.connectError(from: packet.data))
@@ -131,7 +136,7 @@ struct SocketStateMachine: Sendable {
             state = .connecting(early: early)
             return .none
         case (.connected, .event), (.connected, .binaryEvent):
-            return .deliverEvent(packet)
+            return .deliverEvent(stripOffset(packet))
         case (.connected, .ack), (.connected, .binaryAck), (.connecting, .ack), (.connecting, .binaryAck):
             guard let id = packet.id else { return .none }
             return .resolveAck(id: id, items: packet.arguments)
@@ -142,6 +147,20 @@ struct SocketStateMachine: Sendable {
              (.idle, _), (.disconnected, _):
             return .none
         }
+    }
+
+    /// With recovery on, the server appends the event's offset as a last string argument to every
+    /// event it emits without an ack id. It is removed here (handlers never see it) and
+    /// remembered. Only when a `pid` is known and the event has no ack id, so an ordinary
+    /// trailing string is never mistaken for an offset.
+    private mutating func stripOffset(_ packet: SocketPacket) -> SocketPacket {
+        guard let current = recovery, packet.id == nil, case .array(var items)? = packet.data, items.count >= 2,
+              case .string(let offset)? = items.last else { return packet }
+        items.removeLast()
+        recovery = (current.pid, offset)
+        var stripped = packet
+        stripped.data = .array(items)
+        return stripped
     }
 
     /// socket.io's CONNECT_ERROR payloads: `{message, data}` (v5), a string (v4, python), or nothing.

@@ -104,3 +104,41 @@ import Testing
         #expect(app.connect(engineOpen: true) == .sendConnect, "the app may connect again")
     }
 }
+
+@Suite struct RecoveryOffsetTests {
+    func connected(pid: String?) -> SocketStateMachine {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 10)
+        _ = machine.connect(engineOpen: true)
+        var reply: JSONObject = ["sid": "s1"]
+        if let pid { reply["pid"] = .string(pid) }
+        _ = machine.received(SocketPacket(kind: .connect, data: .object(reply)))
+        return machine
+    }
+
+    @Test func theOffsetIsStrippedAndRememberedWhenAPidIsKnown() {
+        var machine = connected(pid: "p1")
+        #expect(machine.received(.event("tick", [1, "MKpRwxT.0"])) == .deliverEvent(.event("tick", [1])))
+        #expect(machine.recovery?.pid == "p1")
+        #expect(machine.recovery?.offset == "MKpRwxT.0")
+    }
+
+    @Test func nothingIsStrippedWithoutAPidOrFromAnEventThatAsksForAnAck() {
+        var plain = connected(pid: nil)
+        #expect(plain.received(.event("chat", ["hello", "world"])) == .deliverEvent(.event("chat", ["hello", "world"])))
+        var recovering = connected(pid: "p1")
+        let asking = SocketPacket.event("question", ["a", "b"], id: 4)
+        #expect(recovering.received(asking) == .deliverEvent(asking), "acked events carry no offset")
+        #expect(recovering.received(.event("only-name", ["x"])) == .deliverEvent(.event("only-name", [])),
+                "the single trailing string is the offset")
+    }
+
+    @Test func eventsReplayedBeforeTheConnectReplyLoseTheirOffsetsToo() {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 10)
+        _ = machine.connect(engineOpen: true)
+        _ = machine.received(.event("missed", [1, "o1"]))
+        _ = machine.received(.event("missed", [2, "o2"]))
+        let action = machine.received(SocketPacket(kind: .connect, data: ["sid": "s1", "pid": "p1"]))
+        #expect(action == .connected(id: "s1", early: [.event("missed", [1]), .event("missed", [2])], flush: []))
+        #expect(machine.recovery?.offset == "o2")
+    }
+}
