@@ -1,0 +1,253 @@
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+/// One Engine.IO session on the server: owns its transport (polling buffer or WebSocket), its
+/// timers, and drives ``EngineSessionStateMachine``.
+///
+/// Transitions happen under the session's lock. Answering GETs, closing sockets, arming timers
+/// and telling the Socket.IO layer happen after it is released — except writing to the active
+/// WebSocket's queue, which happens under the lock so packets of every namespace keep the order
+/// in which the state machine accepted them (the queue never calls back, so this cannot
+/// deadlock). ``send(_:)`` never calls back into its caller either: a close it causes is
+/// reported from a new task.
+final class EngineSession: Sendable {
+    typealias Waiter = CheckedContinuation<PollOutcome, Never>
+    typealias Machine = EngineSessionStateMachine<Waiter, WebSocketWriter>
+
+    /// What a GET is answered with.
+    enum PollOutcome: Sendable {
+        case frames([EngineFrame])
+        /// The session does not take polling requests (anymore): 400.
+        case rejected
+    }
+
+    private struct Inner {
+        var machine: Machine
+        var client: ClientConnection?
+    }
+
+    let sid: String
+    /// The request that opened the session.
+    let request: RequestInfo
+    let environment: ServerEnvironment
+    let logger: Logger
+    private let registry: SessionRegistry
+    private let inner: NIOLockedValueBox<Inner>
+    private let timers: TimerSlots<EngineTimerKind>
+
+    /// A session on polling, or (with `webSocket`) a WebSocket-only session.
+    init(
+        sid: String,
+        webSocket: WebSocketWriter?,
+        request: RequestInfo,
+        environment: ServerEnvironment,
+        registry: SessionRegistry
+    ) {
+        self.sid = sid
+        self.request = request
+        self.environment = environment
+        self.registry = registry
+        var logger = environment.logger
+        logger[metadataKey: "socketio.sid"] = "\(sid)"
+        self.logger = logger
+        let machine: Machine = if let webSocket {
+            Machine(webSocket: webSocket, timing: environment.timing)
+        } else {
+            Machine(polling: environment.pollingLimits, timing: environment.timing)
+        }
+        self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.timers = TimerSlots(clock: environment.clock)
+    }
+
+    /// Connects the Socket.IO layer and starts the heartbeat.
+    func start(client: ClientConnection) {
+        let arm = inner.withLockedValue { inner in
+            inner.client = client
+            return inner.machine.start()
+        }
+        self.arm(arm)
+    }
+
+    var isClosed: Bool { inner.withLockedValue { $0.machine.isClosed } }
+
+    /// Whether a WebSocket may start an upgrade (the session is on polling, not upgrading).
+    var canUpgrade: Bool {
+        inner.withLockedValue { inner in
+            if case .polling = inner.machine.transport { return true }
+            return false
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Queues frames for the client. Returns `false` when the session is closed or overflowed.
+    @discardableResult
+    func send(_ frames: [EngineFrame]) -> Bool {
+        let action: Machine.SendAction = inner.withLockedValue { inner in
+            let action = inner.machine.send(frames)
+            if case .write(let writer, let frames) = action { writer.send(frames) }
+            return action
+        }
+        switch action {
+        case .queued, .write:
+            return true
+        case .respond(let waiter, let frames):
+            waiter.resume(returning: .frames(frames))
+            return true
+        case .close(let effects):
+            logger.debug("closing: the client does not drain its queue")
+            Task { self.perform(effects) }
+            return false
+        case .dropped:
+            return false
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Closes the session (no-op when closed).
+    func close(_ reason: EngineCloseReason) {
+        guard let effects = inner.withLockedValue({ $0.machine.close(reason) }) else { return }
+        perform(effects)
+    }
+
+    /// The WebSocket `writer` ended; closes the session if it was its transport.
+    func webSocketEnded(_ writer: WebSocketWriter, reason: EngineCloseReason) {
+        let effects = inner.withLockedValue { $0.machine.webSocketEnded(writer, reason: reason) }
+        if let effects { perform(effects) }
+    }
+
+    func perform(_ effects: Machine.CloseEffects) {
+        timers.cancelAll()
+        if let linger = effects.linger { arm(linger) } else { registry.remove(sid) }
+        if let (waiter, frames) = effects.release { waiter.resume(returning: .frames(frames)) }
+        if let (writer, frames) = effects.webSocket { writer.close(after: frames) }
+        effects.probe?.close()
+        let client = inner.withLockedValue { inner in
+            defer { inner.client = nil }
+            return inner.client
+        }
+        logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(effects.reason)"])
+        environment.events.emit(.sessionClosed(sid: sid, reason: effects.reason.description))
+        client?.engineClosed(effects.reason)
+    }
+
+    // MARK: - Transitions for the transport extensions
+
+    func inner(poll waiter: Waiter) -> Machine.PollAction {
+        inner.withLockedValue { $0.machine.poll(waiter) }
+    }
+
+    func innerBeginPost() -> Machine.PostAction {
+        inner.withLockedValue { $0.machine.beginPost() }
+    }
+
+    func innerEndPost() {
+        inner.withLockedValue { $0.machine.endPost() }
+    }
+
+    /// A lingering session delivered its last packets.
+    func finishLinger() {
+        timers.cancelAll()
+        registry.remove(sid)
+    }
+
+    // MARK: - Timers
+
+    private func arm(_ arm: EngineTimerArm) {
+        timers.arm(arm.kind, after: arm.delay) { [self] in
+            timerFired(arm.kind, generation: arm.generation)
+        }
+    }
+
+    private func timerFired(_ kind: EngineTimerKind, generation: Int) {
+        let action = inner.withLockedValue { $0.machine.timerFired(kind, generation: generation) }
+        switch action {
+        case .heartbeat(.sendPing(let deadline)):
+            arm(deadline)
+            send([.ping])
+        case .heartbeat(.close(let effects)):
+            perform(effects)
+        case .abortUpgrade(let probe):
+            logger.debug("upgrade timed out")
+            probe.close()
+        case .finishLinger:
+            registry.remove(sid)
+        case .heartbeat(.none), .none:
+            return
+        }
+    }
+
+    // MARK: - Receiving
+
+    /// The Socket.IO layer, if `writer` (or polling, when `nil`) may carry messages now.
+    /// A probing WebSocket that sends a message abandons the upgrade.
+    func messageTarget(from writer: WebSocketWriter?) -> ClientConnection? {
+        let (client, failedProbe): (ClientConnection?, Bool) = inner.withLockedValue { inner in
+            if let writer {
+                if inner.machine.isActive(writer) { return (inner.client, false) }
+                return (nil, inner.machine.probeFailed(writer))
+            }
+            return (inner.machine.acceptsPolling ? inner.client : nil, false)
+        }
+        if failedProbe { writer?.close() }
+        return client
+    }
+
+    /// Handles a control packet (anything but a message) from polling or `writer`.
+    func control(_ packet: EnginePacket, from writer: WebSocketWriter?) {
+        switch packet {
+        case .pong:
+            if let arm = inner.withLockedValue({ $0.machine.pong() }) { self.arm(arm) }
+        case .ping(let data):
+            guard let writer, data == "probe" else {
+                // Engine.IO v4: only the server pings (the JS server closes the session).
+                close(.transportError("invalid heartbeat direction"))
+                return
+            }
+            probe(from: writer)
+        case .upgrade:
+            guard let writer else { return }
+            upgrade(to: writer)
+        case .close:
+            close(.transportClose)
+        case .message, .binaryMessage, .open, .noop:
+            return
+        }
+    }
+
+    private func probe(from writer: WebSocketWriter) {
+        switch inner.withLockedValue({ $0.machine.probed(by: writer) }) {
+        case .answer(let writer, let release):
+            writer.send([.probeAnswer])
+            release?.resume(returning: .frames([.noop]))
+        case .refuse:
+            writer.close()
+        }
+    }
+
+    private func upgrade(to writer: WebSocketWriter) {
+        let action: Machine.UpgradeAction = inner.withLockedValue { inner in
+            let action = inner.machine.upgraded(by: writer)
+            if case .upgraded(let writer, let pending, _) = action { writer.send(pending) }
+            return action
+        }
+        switch action {
+        case .upgraded(_, _, let release):
+            timers.cancel(.upgrade)
+            release?.resume(returning: .frames([.noop]))
+            logger.debug("upgraded to WebSocket")
+            environment.events.emit(.sessionUpgraded(sid: sid))
+        case .refuse:
+            writer.close()
+        }
+    }
+
+    /// A WebSocket with this session's sid opened; returns whether it may probe.
+    func upgradeRequested(by writer: WebSocketWriter) -> Bool {
+        guard let arm = inner.withLockedValue({ $0.machine.upgradeRequested(by: writer) }) else { return false }
+        self.arm(arm)
+        return true
+    }
+}

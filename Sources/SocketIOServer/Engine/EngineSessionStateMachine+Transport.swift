@@ -1,0 +1,199 @@
+extension EngineSessionStateMachine {
+    // MARK: - Sending
+
+    enum SendAction {
+        /// Held in the polling buffer until the next GET.
+        case queued
+        /// Answer the held GET with these frames.
+        case respond(Waiter, [EngineFrame])
+        /// Write these frames to the WebSocket.
+        case write(Socket, [EngineFrame])
+        /// The client does not drain its queue: the session is closed.
+        case close(CloseEffects)
+        /// The session is closed; nothing was sent.
+        case dropped
+    }
+
+    /// The server has packets for the client.
+    mutating func send(_ frames: [EngineFrame]) -> SendAction {
+        switch transport {
+        case .polling(var buffer):
+            guard buffer.append(frames) else { return overflow() }
+            if let waiter = buffer.takeWaiter() {
+                let response = buffer.takeResponse()
+                transport = .polling(buffer)
+                return .respond(waiter, response)
+            }
+            transport = .polling(buffer)
+            return .queued
+        case .upgrading(var buffer, let probe, let probed):
+            // Until the client sends `upgrade`, packets still travel over polling.
+            guard buffer.append(frames) else { return overflow() }
+            if let waiter = buffer.takeWaiter() {
+                let response = buffer.takeResponse()
+                transport = .upgrading(buffer, probe: probe, probed: probed)
+                return .respond(waiter, response)
+            }
+            transport = .upgrading(buffer, probe: probe, probed: probed)
+            return .queued
+        case .webSocket(let socket):
+            return .write(socket, frames)
+        case .closing, .closed:
+            return .dropped
+        }
+    }
+
+    private mutating func overflow() -> SendAction {
+        guard let effects = close(.transportError("polling buffer full: the client does not poll")) else { return .dropped }
+        return .close(effects)
+    }
+
+    // MARK: - Polling requests
+
+    enum PollAction {
+        /// Answer this GET now with these frames.
+        case respond([EngineFrame])
+        /// Hold the GET until there are frames.
+        case wait
+        /// Answer with these frames (ending with `close`); the session is now gone.
+        case respondAndFinish([EngineFrame])
+        /// A second GET while one is held: answer this one with 400; the session closes.
+        case duplicate(CloseEffects)
+        /// The session no longer takes polling requests (upgraded or closed): answer 400.
+        case reject
+    }
+
+    /// A GET arrived.
+    mutating func poll(_ waiter: Waiter) -> PollAction {
+        switch transport {
+        case .polling(var buffer):
+            guard buffer.waiter == nil else { return duplicatePoll() }
+            if !buffer.isEmpty {
+                let response = buffer.takeResponse()
+                transport = .polling(buffer)
+                return .respond(response)
+            }
+            _ = buffer.hold(waiter)
+            transport = .polling(buffer)
+            return .wait
+        case .upgrading(var buffer, let probe, let probed):
+            guard buffer.waiter == nil else { return duplicatePoll() }
+            if !buffer.isEmpty {
+                let response = buffer.takeResponse()
+                transport = .upgrading(buffer, probe: probe, probed: probed)
+                return .respond(response)
+            }
+            // After the probe the client is pausing polling: release it at once so it can
+            // send `upgrade` (the JS server writes a noop to a waiting GET every 100 ms).
+            if probed { return .respond([.noop]) }
+            _ = buffer.hold(waiter)
+            transport = .upgrading(buffer, probe: probe, probed: probed)
+            return .wait
+        case .closing(var buffer):
+            transport = .closed
+            return .respondAndFinish(buffer.takeAll())
+        case .webSocket, .closed:
+            return .reject
+        }
+    }
+
+    private mutating func duplicatePoll() -> PollAction {
+        guard let effects = close(.transportError("overlapping GET requests")) else { return .reject }
+        return .duplicate(effects)
+    }
+
+    enum PostAction {
+        /// Read the body and handle its packets, then call ``endPost()``.
+        case proceed
+        /// A second POST while one is read: answer 400; the session closes.
+        case duplicate(CloseEffects)
+        /// The session no longer takes polling requests: answer 400.
+        case reject
+    }
+
+    /// A POST arrived.
+    mutating func beginPost() -> PostAction {
+        switch transport {
+        case .polling(var buffer):
+            guard buffer.beginPost() else { return duplicatePost() }
+            transport = .polling(buffer)
+            return .proceed
+        case .upgrading(var buffer, let probe, let probed):
+            guard buffer.beginPost() else { return duplicatePost() }
+            transport = .upgrading(buffer, probe: probe, probed: probed)
+            return .proceed
+        case .webSocket, .closing, .closed:
+            return .reject
+        }
+    }
+
+    private mutating func duplicatePost() -> PostAction {
+        guard let effects = close(.transportError("overlapping POST requests")) else { return .reject }
+        return .duplicate(effects)
+    }
+
+    /// The POST's body was handled.
+    mutating func endPost() {
+        switch transport {
+        case .polling(var buffer):
+            buffer.endPost()
+            transport = .polling(buffer)
+        case .upgrading(var buffer, let probe, let probed):
+            buffer.endPost()
+            transport = .upgrading(buffer, probe: probe, probed: probed)
+        case .webSocket, .closing, .closed:
+            return
+        }
+    }
+
+    // MARK: - Upgrade
+
+    /// A WebSocket with this session's sid opened: it may probe and take over.
+    /// Returns the upgrade timer to arm, or `nil` when the session cannot upgrade (close it).
+    mutating func upgradeRequested(by socket: Socket) -> TimerArm? {
+        guard case .polling(let buffer) = transport else { return nil }
+        transport = .upgrading(buffer, probe: socket, probed: false)
+        return arm(.upgrade, after: timing.upgradeTimeout)
+    }
+
+    enum ProbeAction {
+        /// Write `3probe` to the probing socket and answer the held GET (if any) with a noop.
+        case answer(Socket, release: Waiter?)
+        /// Not a probe of this session: close that socket.
+        case refuse
+    }
+
+    /// `2probe` arrived on `socket`.
+    mutating func probed(by socket: Socket) -> ProbeAction {
+        guard case .upgrading(var buffer, let probe, _) = transport, probe === socket else { return .refuse }
+        let waiter = buffer.takeWaiter()
+        transport = .upgrading(buffer, probe: probe, probed: true)
+        return .answer(socket, release: waiter)
+    }
+
+    enum UpgradeAction {
+        /// `socket` is now the transport: write it the frames polling still held, and answer
+        /// the held GET (if any) with a noop.
+        case upgraded(Socket, flush: [EngineFrame], release: Waiter?)
+        case refuse
+    }
+
+    /// `upgrade` arrived on `socket`.
+    mutating func upgraded(by socket: Socket) -> UpgradeAction {
+        guard case .upgrading(var buffer, let probe, _) = transport, probe === socket else { return .refuse }
+        let waiter = buffer.takeWaiter()
+        let pending = buffer.takeAll()
+        transport = .webSocket(socket)
+        _ = arm(.upgrade, after: .zero)  // invalidates the pending upgrade timeout
+        return .upgraded(socket, flush: pending, release: waiter)
+    }
+
+    /// Something other than `2probe`/`upgrade` arrived on a probing socket: abandon the upgrade.
+    /// Returns whether `socket` was the probe (close it either way).
+    mutating func probeFailed(_ socket: Socket) -> Bool {
+        guard case .upgrading(let buffer, let probe, _) = transport, probe === socket else { return false }
+        transport = .polling(buffer)
+        _ = arm(.upgrade, after: .zero)
+        return true
+    }
+}

@@ -1,0 +1,201 @@
+import DequeModule
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Writes frames to one WebSocket connection, with a bounded queue.
+///
+/// Senders on any thread append to a small queue; one job on the channel's event loop drains
+/// it, writes every frame and flushes once, so a burst costs one event-loop hop and one syscall.
+/// The queue counts bytes until NIO has handed them to the kernel: a client that stops reading
+/// lets that count grow past ``limit`` and is disconnected instead of growing memory. Nobody
+/// waits on a slow client: a send never blocks, it only queues or fails.
+///
+/// Frames are written below HummingbirdWebSocket's own handler (which keeps answering pings and
+/// running the close handshake), as ready-made WebSocket bytes (``WebSocketFraming``).
+final class WebSocketWriter: Sendable {
+    private enum SendOutcome {
+        case queued(schedule: Bool)
+        case closed
+        case overflow
+    }
+
+    private struct State {
+        var pending: Deque<EngineFrame> = []
+        /// Bytes queued here or written to the channel and not yet sent.
+        var outstanding = 0
+        var drainScheduled = false
+        var closed = false
+    }
+
+    let channel: any Channel
+    /// The most bytes that may wait for the client.
+    let limit: Int
+    private let state = NIOLockedValueBox(State())
+    private let output: NIOLoopBound<RawOutputHandler>
+    private let onOverflow: @Sendable () -> Void
+
+    /// Installs the writer on an upgraded channel (call from any thread, once).
+    ///
+    /// - Parameter onOverflow: called once when the client fell `limit` bytes behind (the
+    ///   connection is then being closed).
+    static func install(
+        on channel: any Channel,
+        limit: Int,
+        onOverflow: @escaping @Sendable () -> Void = {}
+    ) async throws -> WebSocketWriter {
+        try await channel.eventLoop.submit {
+            let handler = RawOutputHandler()
+            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            return WebSocketWriter(channel: channel, handler: handler, limit: limit, onOverflow: onOverflow)
+        }.get()
+    }
+
+    private init(channel: any Channel, handler: RawOutputHandler, limit: Int, onOverflow: @escaping @Sendable () -> Void) {
+        self.channel = channel
+        self.limit = limit
+        self.output = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        self.onOverflow = onOverflow
+    }
+
+    var isClosed: Bool { state.withLockedValue { $0.closed } }
+
+    /// Queues frames; returns `false` when the connection is closed or the client is too far
+    /// behind (then the connection is closed).
+    @discardableResult
+    func send(_ frames: some Collection<EngineFrame>) -> Bool {
+        guard !frames.isEmpty else { return true }
+        let size = frames.reduce(0) { $0 + $1.size }
+        let outcome: SendOutcome = state.withLockedValue { state in
+            guard !state.closed else { return .closed }
+            guard state.outstanding + size <= limit else {
+                state.closed = true
+                state.pending.removeAll()
+                return .overflow
+            }
+            state.pending.append(contentsOf: frames)
+            state.outstanding += size
+            defer { state.drainScheduled = true }
+            return .queued(schedule: !state.drainScheduled)
+        }
+        switch outcome {
+        case .queued(let schedule):
+            if schedule { channel.eventLoop.execute { self.drain() } }
+            return true
+        case .closed:
+            return false
+        case .overflow:
+            // The client is not reading: a close frame would only queue behind the rest.
+            channel.close(promise: nil)
+            onOverflow()
+            return false
+        }
+    }
+
+    /// Writes what is queued, then `frames`, then a WebSocket close frame, and closes the
+    /// connection. Later sends fail.
+    func close(after frames: [EngineFrame] = [], code: UInt16 = WebSocketFraming.normalClosure) {
+        let (wasClosed, pending): (Bool, [EngineFrame]) = state.withLockedValue { state in
+            defer { state.closed = true; state.pending.removeAll() }
+            return (state.closed, Array(state.pending))
+        }
+        guard !wasClosed else { return }
+        closeChannel(code: code, frames: pending + frames)
+    }
+
+    private func drain() {
+        let frames: Deque<EngineFrame> = state.withLockedValue { state in
+            defer { state.pending.removeAll(keepingCapacity: true); state.drainScheduled = false }
+            return state.closed ? [] : state.pending
+        }
+        guard !frames.isEmpty, let context = output.value.context else { return }
+        let size = frames.reduce(0) { $0 + $1.size }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        for (index, frame) in frames.enumerated() {
+            WebSocketFraming.write(frame, to: context, promise: index == frames.count - 1 ? promise : nil)
+        }
+        context.flush()
+        promise.futureResult.whenComplete { _ in
+            self.state.withLockedValue { $0.outstanding -= size }
+        }
+    }
+
+    private func closeChannel(code: UInt16, frames: [EngineFrame]) {
+        let channel = self.channel
+        let output = self.output
+        channel.eventLoop.execute {
+            guard let context = output.value.context else {
+                channel.close(promise: nil)
+                return
+            }
+            for frame in frames {
+                WebSocketFraming.write(frame, to: context, promise: nil)
+            }
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            WebSocketFraming.writeClose(code: code, to: context, promise: promise)
+            context.flush()
+            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
+
+/// Sits first in the pipeline so its context writes raw bytes straight to the socket.
+final class RawOutputHandler: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private(set) var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+}
+
+/// Server-side WebSocket framing (RFC 6455 §5.2): FIN set, no mask, 7/16/64-bit lengths.
+enum WebSocketFraming {
+    static let normalClosure: UInt16 = 1000
+    static let policyViolation: UInt16 = 1008
+    static let messageTooBig: UInt16 = 1009
+
+    static func header(opcode: UInt8, length: Int) -> ByteBuffer {
+        var header = ByteBuffer()
+        header.reserveCapacity(10)
+        header.writeInteger(0x80 | opcode)
+        switch length {
+        case ..<126:
+            header.writeInteger(UInt8(length))
+        case ..<65536:
+            header.writeInteger(UInt8(126))
+            header.writeInteger(UInt16(length))
+        default:
+            header.writeInteger(UInt8(127))
+            header.writeInteger(UInt64(length))
+        }
+        return header
+    }
+
+    static func write(_ frame: EngineFrame, to context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let opcode: UInt8 = frame.kind == .text ? 0x1 : 0x2
+        let length = frame.bytes.readableBytes
+        if length <= 256 {
+            // Small frames: one buffer, one iovec.
+            var buffer = header(opcode: opcode, length: length)
+            var bytes = frame.bytes
+            buffer.writeBuffer(&bytes)
+            context.write(NIOAny(buffer), promise: promise)
+        } else {
+            // Large frames: the payload buffer is shared (broadcasts), written as it is.
+            context.write(NIOAny(header(opcode: opcode, length: length)), promise: nil)
+            context.write(NIOAny(frame.bytes), promise: promise)
+        }
+    }
+
+    static func writeClose(code: UInt16, to context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        var buffer = header(opcode: 0x8, length: 2)
+        buffer.writeInteger(code)
+        context.write(NIOAny(buffer), promise: promise)
+    }
+}

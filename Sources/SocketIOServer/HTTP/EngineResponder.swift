@@ -1,0 +1,139 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The request context: Hummingbird's core storage plus the client's address.
+struct EngineRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: String?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = CoreRequestContextStorage(source: source)
+        self.remoteAddress = source.channel.remoteAddress.flatMap(ServerCore.describe)
+    }
+}
+
+/// Answers the HTTP side of Engine.IO: handshake GETs, long-poll GETs, POSTs, CORS preflight,
+/// and the JS server's errors for everything else. WebSocket upgrades are decided in
+/// ``ServerCore/shouldUpgrade(_:channel:)``.
+struct EngineResponder: HTTPResponder {
+    typealias Context = EngineRequestContext
+
+    let core: ServerCore
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let configuration = core.environment.configuration
+        let enginePath = configuration.normalizedPath
+        let path = request.uri.path
+        guard path == enginePath || path == String(enginePath.dropLast()) else {
+            return Response(status: .notFound)
+        }
+        let cors = CORSDecision(policy: configuration.allowedOrigins, origin: request.headers[.origin])
+        if case .refuse = cors { return EngineHTTPError.forbidden.response() }
+        if request.method == .options, case .allow = cors {
+            return preflight(request, cors: cors)
+        }
+        let query = EngineQuery(request.uri.query.map { Substring($0) })
+        guard let name = query.transport, let transport = SocketIOServer.TransportKind(rawValue: name),
+              configuration.transports.contains(transport) else {
+            return EngineHTTPError.unknownTransport.response(headers: cors.headers)
+        }
+        guard query.eio == "4" else {
+            return EngineHTTPError.unsupportedProtocolVersion.response(headers: cors.headers)
+        }
+        guard let sid = query.sid else {
+            guard request.method == .get else { return EngineHTTPError.badHandshakeMethod.response(headers: cors.headers) }
+            // A WebSocket handshake without the Upgrade header, or polling turned off.
+            guard transport == .polling else { return EngineHTTPError.badRequest.response(headers: cors.headers) }
+            return handshake(request, query: query, context: context, cors: cors)
+        }
+        guard let session = core.sessions[sid] else {
+            return EngineHTTPError.unknownSession.response(headers: cors.headers)
+        }
+        guard transport == .polling else { return EngineHTTPError.badRequest.response(headers: cors.headers) }
+        switch request.method {
+        case .get:
+            switch await session.poll() {
+            case .frames(let frames):
+                return Self.text(PollingBody.encode(frames), cors: cors)
+            case .rejected:
+                return EngineHTTPError.badRequest.response(headers: cors.headers)
+            }
+        case .post:
+            return await post(request, to: session, cors: cors)
+        default:
+            return EngineHTTPError.badRequest.response(headers: cors.headers)
+        }
+    }
+
+    private func handshake(_ request: Request, query: EngineQuery, context: Context, cors: CORSDecision) -> Response {
+        let info = RequestInfo(
+            headers: ServerCore.headerDictionary(request.headers),
+            query: query.parameters,
+            address: context.remoteAddress,
+            url: request.uri.string,
+            time: Date()
+        )
+        let session = core.openSession(webSocket: nil, request: info)
+        return Self.text(core.openFrame(sid: session.sid, transport: .polling).bytes, cors: cors)
+    }
+
+    private func post(_ request: Request, to session: EngineSession, cors: CORSDecision) async -> Response {
+        // v4 bodies are text; binary travels as base64 records.
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("application/octet-stream") {
+            return EngineHTTPError.badRequest.response(headers: cors.headers)
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: core.environment.configuration.maxPayload)
+        } catch is NIOTooManyBytesError {
+            return Response(status: .contentTooLarge, headers: cors.headers)
+        } catch {
+            return EngineHTTPError.badRequest.response(headers: cors.headers)
+        }
+        switch await session.post(body) {
+        case .accepted:
+            var headers = cors.headers
+            headers[.contentType] = "text/html"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
+        case .rejected, .malformed:
+            return EngineHTTPError.badRequest.response(headers: cors.headers)
+        }
+    }
+
+    private func preflight(_ request: Request, cors: CORSDecision) -> Response {
+        var headers = cors.headers
+        headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
+        if let requested = request.headers[.accessControlRequestHeaders] {
+            headers[.accessControlAllowHeaders] = requested
+        }
+        headers[.contentLength] = "0"
+        return Response(status: .noContent, headers: headers)
+    }
+
+    static func text(_ body: ByteBuffer, cors: CORSDecision) -> Response {
+        var headers = cors.headers
+        headers[.contentType] = "text/plain; charset=UTF-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+}
+
+extension ServerCore {
+    /// Header names in lower case; repeated headers joined with `, `.
+    static func headerDictionary(_ fields: HTTPFields) -> [String: String] {
+        var headers: [String: String] = [:]
+        for field in fields {
+            let name = field.name.canonicalName
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        return headers
+    }
+
+    /// `127.0.0.1:53122` for an IP address.
+    static func describe(_ address: SocketAddress) -> String? {
+        guard let ip = address.ipAddress else { return nil }
+        guard let port = address.port else { return ip }
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+extension ServerCore {
+    typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    /// Decides a WebSocket upgrade: a WebSocket-only Engine.IO session, the upgrade of a polling
+    /// session (with its `sid`), or the plain endpoint. Anything else gets 400.
+    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<UpgradeHandler> {
+        let configuration = environment.configuration
+        let (path, rawQuery) = EngineQuery.split(head.path ?? "/")
+        let cors = CORSDecision(policy: configuration.allowedOrigins, origin: head.headerFields[.origin])
+        if case .refuse = cors { return .dontUpgrade }
+        let query = EngineQuery(rawQuery)
+        let request = RequestInfo(
+            headers: Self.headerDictionary(head.headerFields),
+            query: query.parameters,
+            address: channel.remoteAddress.flatMap(Self.describe),
+            url: head.path ?? "/",
+            time: Date()
+        )
+        let enginePath = configuration.normalizedPath
+        if path == enginePath || path == enginePath.dropLast() {
+            // The JS server accepts a wrong EIO and then drops the socket; a 400 says more.
+            guard query.transport == "websocket", query.eio == "4", configuration.transports.contains(.websocket) else {
+                return .dontUpgrade
+            }
+            if let sid = query.sid {
+                guard let session = sessions[sid], session.canUpgrade else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, _, _ in
+                    try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
+                }
+            }
+            return .upgrade([:]) { inbound, _, _ in
+                try await self.serveWebSocketSession(inbound: inbound, channel: channel, request: request)
+            }
+        }
+        if let plainPath = configuration.plainWebSocketPath, path == plainPath {
+            return .upgrade([:]) { inbound, _, _ in
+                try await self.plain.serve(inbound: inbound, channel: channel, request: request)
+            }
+        }
+        return .dontUpgrade
+    }
+
+    /// A WebSocket-only session: the `open` frame, then every message until the socket closes.
+    private func serveWebSocketSession(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo) async throws {
+        let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
+        let sid = Identifiers.make()
+        writer.send([openFrame(sid: sid, transport: .websocket)])
+        let session = openSession(sid: sid, webSocket: writer, request: request)
+        await read(inbound, into: session, from: writer)
+    }
+
+    /// A WebSocket taking over a polling session: probe, upgrade, then every message.
+    private func serveUpgrade(of session: EngineSession, inbound: WebSocketInboundStream, channel: any Channel) async throws {
+        let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
+        guard session.upgradeRequested(by: writer) else {
+            writer.close()
+            return
+        }
+        await read(inbound, into: session, from: writer)
+    }
+
+    private func read(_ inbound: WebSocketInboundStream, into session: EngineSession, from writer: WebSocketWriter) async {
+        do {
+            for try await message in inbound.messages(maxSize: environment.configuration.maxPayload) {
+                switch message {
+                case .text(let text):
+                    await session.receive(text: text, from: writer)
+                case .binary(let buffer):
+                    await session.receive(binary: Data(buffer.readableBytesView), from: writer)
+                }
+            }
+            session.webSocketEnded(writer, reason: .transportClose)
+        } catch {
+            session.webSocketEnded(writer, reason: .transportError("\(error)"))
+        }
+        writer.close()
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+import HummingbirdWebSocket
+import NIOCore
+
+/// One connection to the plain WebSocket endpoint (``SocketIOServer/Configuration/plainWebSocketPath``).
+///
+/// ```swift
+/// server.onPlainWebSocket { connection in
+///     for try await message in connection.messages {
+///         if case .text(let text) = message { connection.send("echo: " + text) }
+///     }
+/// }
+/// ```
+///
+/// The connection closes when the handler returns. Sends never block: they queue, bounded by
+/// ``SocketIOServer/Configuration/maxQueuedBytes`` (a client that falls further behind is
+/// disconnected).
+public final class PlainWebSocketConnection: Sendable {
+    /// A random id for logs.
+    public let id: String
+    /// The upgrade request's headers, names in lower case.
+    public let headers: [String: String]
+    /// The upgrade request's query parameters.
+    public let query: [String: String]
+    /// The client's address, when known.
+    public let address: String?
+    /// The messages the client sends, in order; iterate it once.
+    public let messages: PlainWebSocketMessages
+    private let writer: WebSocketWriter
+
+    init(id: String, request: RequestInfo, messages: PlainWebSocketMessages, writer: WebSocketWriter) {
+        self.id = id
+        self.headers = request.headers
+        self.query = request.query
+        self.address = request.address
+        self.messages = messages
+        self.writer = writer
+    }
+
+    /// Sends a text message; `false` when the connection is closed (or was too far behind).
+    @discardableResult
+    public func send(_ text: String) -> Bool {
+        writer.send(CollectionOfOne(EngineFrame.text(text)))
+    }
+
+    /// Sends a binary message; `false` when the connection is closed (or was too far behind).
+    @discardableResult
+    public func send(_ data: Data) -> Bool {
+        writer.send(CollectionOfOne(EngineFrame(kind: .binary, bytes: ByteBuffer(bytes: data))))
+    }
+
+    /// Closes the connection (normal closure).
+    public func close() {
+        writer.close()
+    }
+
+    /// Whether the connection is closed (or closing).
+    public var isClosed: Bool { writer.isClosed }
+}
+
+/// A message on the plain WebSocket endpoint.
+public enum PlainWebSocketMessage: Sendable, Hashable {
+    case text(String)
+    case binary(Data)
+}
+
+/// The messages of a ``PlainWebSocketConnection``; ends when the client closes.
+public struct PlainWebSocketMessages: AsyncSequence, Sendable {
+    public typealias Element = PlainWebSocketMessage
+
+    let base: WebSocketInboundMessageStream
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: WebSocketInboundMessageStream.AsyncIterator
+
+        public mutating func next() async throws -> PlainWebSocketMessage? {
+            guard let message = try await base.next() else { return nil }
+            switch message {
+            case .text(let text): return .text(text)
+            case .binary(let buffer): return .binary(Data(buffer.readableBytesView))
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
+    }
+}

@@ -1,0 +1,111 @@
+import Logging
+import SocketIOProtocol
+
+extension ClientConnection {
+    /// Handles CONNECT for `name`: recovery or auth hooks, then the reply, then the app's
+    /// connection handlers. The reply is the first packet of the namespace the client sees
+    /// (after the replayed events of a recovered session, as socket.io orders them).
+    func connect(to name: String, auth: JSONObject?) async {
+        guard let namespace = namespaces[name] else {
+            refuse(name, message: "Invalid namespace", data: nil)
+            return
+        }
+        if let recovery = environment.configuration.recovery,
+           let pid = auth?["pid"]?.stringValue,
+           let offset = auth?["offset"]?.stringValue,
+           await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
+            return
+        }
+
+        let handshake = SocketHandshake(namespace: name, auth: auth, request: session.request)
+        do {
+            try await namespace.authorize(handshake)
+        } catch let refusal as ConnectionRefused {
+            refuse(name, message: refusal.message, data: refusal.data)
+            return
+        } catch {
+            refuse(name, message: "\(error)", data: nil)
+            return
+        }
+        guard !isClosed else { return }
+
+        let recovery = environment.configuration.recovery
+        let socket = ServerSocket(
+            id: Identifiers.make(),
+            pid: recovery == nil ? nil : Identifiers.make(),
+            namespace: namespace,
+            handshake: handshake,
+            recovered: false,
+            data: [:],
+            outbox: SocketOutbox(
+                session: session,
+                log: recovery.map { PacketLog(maxEntries: $0.maxStoredPackets, maxAge: $0.maxDisconnectionDuration) },
+                clock: environment.clock
+            ),
+            client: self
+        )
+        // The reply goes out before the socket is reachable by any broadcast.
+        write(Self.connectReply(name, id: socket.id, pid: socket.pid))
+        namespace.add(socket)
+        await joined(socket)
+    }
+
+    /// Gives a recovering client its kept session back; `false` means connect it afresh.
+    private func restore(
+        _ namespace: Namespace,
+        pid: String,
+        offset: String,
+        auth: JSONObject?,
+        recovery: ConnectionStateRecovery
+    ) async -> Bool {
+        guard let restorable = namespace.takeRestorable(pid: pid) else { return false }
+        let reply = EngineFrame.frames(of: Self.connectReply(namespace.name, id: restorable.id, pid: pid))
+        guard restorable.outbox.restore(on: session, after: offset, reply: reply) else {
+            session.logger.debug("cannot recover: offset not kept", metadata: ["socketio.nsp": "\(namespace.name)"])
+            namespace.forget(restorable.id)
+            return false
+        }
+        let socket = ServerSocket(
+            id: restorable.id,
+            pid: pid,
+            namespace: namespace,
+            handshake: SocketHandshake(namespace: namespace.name, auth: auth, request: session.request),
+            recovered: true,
+            data: restorable.data,
+            outbox: restorable.outbox,
+            client: self
+        )
+        namespace.attach(socket)
+        await joined(socket)
+        return true
+    }
+
+    /// The socket is in its namespace: route the client's packets to it and run the app's
+    /// handlers (or undo everything if the connection closed meanwhile).
+    private func joined(_ socket: ServerSocket) async {
+        guard register(socket) else {
+            socket.finish(.transportClose)
+            return
+        }
+        session.logger.debug("socket connected", metadata: [
+            "socketio.nsp": "\(socket.namespace.name)", "socketio.id": "\(socket.id)",
+        ])
+        environment.events.emit(.socketConnected(
+            namespace: socket.namespace.name, id: socket.id, sid: session.sid, recovered: socket.recovered
+        ))
+        await socket.namespace.runConnectionHandlers(socket)
+    }
+
+    private func refuse(_ name: String, message: String, data: JSONValue?) {
+        var payload: JSONObject = ["message": .string(message)]
+        if let data { payload["data"] = data }
+        write(SocketPacket(kind: .connectError, namespace: name, data: .object(payload)))
+        environment.events.emit(.socketRefused(namespace: name, sid: session.sid, message: message))
+    }
+
+    static func connectReply(_ name: String, id: String, pid: String?) -> SocketPacket {
+        var payload: JSONObject = ["sid": .string(id)]
+        if let pid { payload["pid"] = .string(pid) }
+        return SocketPacket(kind: .connect, namespace: name, data: .object(payload))
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+/// The Socket.IO side of one Engine.IO session (socket.io's `Client`): decodes its messages,
+/// routes them to the socket of each namespace it joined, and runs the CONNECT handshakes.
+///
+/// Messages arrive one at a time from the session's transport task (the WebSocket reader or the
+/// POST being handled); a CONNECT is handled to the end (auth hooks, reply, connection handlers)
+/// before the next message is read, so a socket never gets an event before its handlers exist.
+final class ClientConnection: Sendable {
+    private struct State {
+        var decoder: SocketPacketDecoder
+        var sockets: [String: ServerSocket] = [:]
+        var closed = false
+        var joinedAny = false
+    }
+
+    let session: EngineSession
+    let namespaces: NamespaceRegistry
+    let environment: ServerEnvironment
+    private let state: NIOLockedValueBox<State>
+    private let timers: TimerSlots<Int>
+
+    init(session: EngineSession, namespaces: NamespaceRegistry, environment: ServerEnvironment) {
+        self.session = session
+        self.namespaces = namespaces
+        self.environment = environment
+        let decoder = SocketPacketDecoder(version: .v5, maxAttachments: environment.configuration.maxAttachments)
+        self.state = NIOLockedValueBox(State(decoder: decoder))
+        self.timers = TimerSlots(clock: environment.clock)
+    }
+
+    /// Arms the connect timeout: a session that joins no namespace in time is closed.
+    func start() {
+        timers.arm(0, after: environment.configuration.connectTimeout) { [weak self] in
+            guard let self, !self.state.withLockedValue({ $0.joinedAny }) else { return }
+            self.session.logger.debug("closing: no namespace joined in time")
+            self.session.close(.forcedClose)
+        }
+    }
+
+    var isClosed: Bool { state.withLockedValue { $0.closed } }
+
+    // MARK: - Receiving
+
+    /// A text message (the Socket.IO packet, without Engine.IO's `4`).
+    func receive(text: Substring) async {
+        let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
+            guard !state.closed else { return .success(nil) }
+            do throws(ProtocolError) {
+                return .success(try state.decoder.decode(text: text))
+            } catch {
+                return .failure(error)
+            }
+        }
+        await handle(decoded)
+    }
+
+    /// A binary message: the next attachment of a binary packet.
+    func receive(binary: Data) async {
+        let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
+            guard !state.closed else { return .success(nil) }
+            do throws(ProtocolError) {
+                return .success(try state.decoder.decode(binary: binary))
+            } catch {
+                return .failure(error)
+            }
+        }
+        await handle(decoded)
+    }
+
+    private func handle(_ decoded: Result<SocketPacket?, ProtocolError>) async {
+        switch decoded {
+        case .success(nil):
+            return
+        case .success(let packet?):
+            await dispatch(packet)
+        case .failure(let error):
+            fail(.parseError(error.description))
+        }
+    }
+
+    private func dispatch(_ packet: SocketPacket) async {
+        let name = NamespaceRegistry.normalize(packet.namespace)
+        let socket = state.withLockedValue { $0.sockets[name] }
+        switch packet.kind {
+        case .connect:
+            // socket.io closes a client that connects twice to one namespace ("invalid state").
+            guard socket == nil else { return fail(.parseError("CONNECT to a namespace already joined: \(name)")) }
+            await connect(to: name, auth: packet.data?.objectValue)
+        case .event, .binaryEvent, .ack, .binaryAck, .disconnect:
+            guard let socket else { return fail(.parseError("packet for a namespace not joined: \(name)")) }
+            socket.received(packet)
+        case .connectError:
+            fail(.parseError("CONNECT_ERROR from a client"))
+        }
+    }
+
+    private func fail(_ reason: EngineCloseReason) {
+        session.logger.debug("closing: invalid Socket.IO input", metadata: ["socketio.reason": "\(reason)"])
+        session.close(reason)
+    }
+
+    // MARK: - Sockets
+
+    /// Makes `socket` reachable for the client's packets; `false` when the session closed.
+    func register(_ socket: ServerSocket) -> Bool {
+        let registered = state.withLockedValue { state in
+            guard !state.closed else { return false }
+            state.sockets[socket.namespace.name] = socket
+            state.joinedAny = true
+            return true
+        }
+        if registered { timers.cancelAll() }
+        return registered
+    }
+
+    /// `socket` left its namespace.
+    func remove(_ socket: ServerSocket) {
+        state.withLockedValue { state in
+            if state.sockets[socket.namespace.name] === socket {
+                state.sockets.removeValue(forKey: socket.namespace.name)
+            }
+        }
+    }
+
+    /// Sends a packet outside any socket (CONNECT replies and refusals).
+    func write(_ packet: SocketPacket) {
+        session.send(EngineFrame.frames(of: packet))
+    }
+
+    /// The server app closes the whole connection: every namespace gets DISCONNECT, then the
+    /// session closes (socket.io's `socket.disconnect(true)`).
+    func disconnectAll() {
+        let sockets = state.withLockedValue { Array($0.sockets.values) }
+        for socket in sockets { socket.disconnect() }
+        session.close(.forcedClose)
+    }
+
+    /// The Engine.IO session ended: every socket leaves with the matching reason.
+    func engineClosed(_ reason: EngineCloseReason) {
+        let sockets: [ServerSocket] = state.withLockedValue { state in
+            state.closed = true
+            state.decoder.reset()
+            defer { state.sockets.removeAll() }
+            return Array(state.sockets.values)
+        }
+        timers.cancelAll()
+        let socketReason = ServerDisconnectReason(reason)
+        for socket in sockets { socket.finish(socketReason) }
+    }
+}

@@ -1,0 +1,138 @@
+import NIOConcurrencyHelpers
+public import SocketIOProtocol
+
+/// A Socket.IO namespace on the server: its auth hooks, its connection handlers, its sockets
+/// and their rooms.
+///
+/// ```swift
+/// let chat = server.namespace("/chat")
+/// chat.use { handshake in
+///     guard handshake.auth?["token"] == "secret" else { throw ConnectionRefused(message: "unauthorized") }
+/// }
+/// chat.onConnection { socket in
+///     socket.join("lobby")
+///     socket.on("say") { event in socket.to("lobby").emit("said", items: event.items) }
+/// }
+/// chat.emit("announcement", "server restarting soon")
+/// ```
+///
+/// Every method is safe from any thread. Broadcasts resolve their recipients under the
+/// namespace's lock, then encode once and write to each recipient's own queue after releasing it.
+public final class Namespace: Sendable {
+    /// An auth hook: throw ``ConnectionRefused`` (or any error) to refuse the connection.
+    public typealias Middleware = @Sendable (SocketHandshake) async throws -> Void
+    /// Called for every socket that joins, after the CONNECT reply and before its first event.
+    public typealias ConnectionHandler = @Sendable (ServerSocket) async -> Void
+
+    /// The namespace's name, e.g. `/` or `/chat`.
+    public let name: String
+    let environment: ServerEnvironment
+    let state: NIOLockedValueBox<State>
+    private let offsetCounter = NIOLockedValueBox<UInt64>(0)
+    let expiries: TimerSlots<String>
+
+    init(name: String, environment: ServerEnvironment) {
+        self.name = name
+        self.environment = environment
+        self.state = NIOLockedValueBox(State())
+        self.expiries = TimerSlots(clock: environment.clock)
+    }
+
+    // MARK: - Setup
+
+    /// Adds an auth hook. Hooks run in order for every connection (not for recovered ones, as
+    /// in socket.io); the first that throws refuses it with `44/<nsp>,{"message":…,"data":…}`.
+    public func use(_ middleware: @escaping Middleware) {
+        state.withLockedValue { $0.middlewares.append(middleware) }
+    }
+
+    /// Adds a handler for every socket that joins the namespace. Register the socket's event
+    /// handlers here: the socket receives no event before every connection handler returned.
+    public func onConnection(_ handler: @escaping ConnectionHandler) {
+        state.withLockedValue { $0.connectionHandlers.append(handler) }
+    }
+
+    // MARK: - Sockets
+
+    /// The connected sockets.
+    public var sockets: [ServerSocket] {
+        state.withLockedValue { $0.members.values.compactMap(\.socket) }
+    }
+
+    /// The connected socket with this id.
+    public func socket(id: String) -> ServerSocket? {
+        state.withLockedValue { $0.members[id]?.socket }
+    }
+
+    /// The rooms that have at least one member (every socket is in the room named by its id).
+    public var rooms: Set<String> {
+        state.withLockedValue { Set($0.rooms.keys) }
+    }
+
+    // MARK: - Broadcasting
+
+    /// Every socket of the namespace, to narrow with `to`/`except`.
+    public var all: BroadcastOperator { BroadcastOperator(namespace: self) }
+
+    /// The sockets in `room`.
+    public func to(_ room: String) -> BroadcastOperator { all.to(room) }
+
+    /// The sockets in any of `rooms`.
+    public func to(_ rooms: some Sequence<String>) -> BroadcastOperator { all.to(rooms) }
+
+    /// Every socket not in `room`.
+    public func except(_ room: String) -> BroadcastOperator { all.except(room) }
+
+    /// Broadcasts without storing for recovery; dropped for sockets that are not connected.
+    public var volatile: BroadcastOperator { all.volatile }
+
+    /// Sends an event to every socket of the namespace.
+    public func emit(_ event: String, _ items: JSONValue...) {
+        all.emit(event, items: items)
+    }
+
+    /// Sends an event to every socket of the namespace.
+    public func emit(_ event: String, items: [JSONValue]) {
+        all.emit(event, items: items)
+    }
+
+    /// Disconnects every socket of the namespace (`close: true` also closes their connections).
+    public func disconnectSockets(close: Bool = false) {
+        all.disconnectSockets(close: close)
+    }
+
+    // MARK: - For connections
+
+    /// Runs the auth hooks in order.
+    func authorize(_ handshake: SocketHandshake) async throws {
+        let middlewares = state.withLockedValue { $0.middlewares }
+        for middleware in middlewares {
+            try await middleware(handshake)
+        }
+    }
+
+    func runConnectionHandlers(_ socket: ServerSocket) async {
+        let handlers = state.withLockedValue { $0.connectionHandlers }
+        for handler in handlers {
+            await handler(socket)
+        }
+    }
+
+    /// A fresh offset for an event stored for recovery (unique and increasing in this namespace).
+    func nextOffset() -> String {
+        let value = offsetCounter.withLockedValue { counter in
+            counter += 1
+            return counter
+        }
+        return String(value, radix: 36)
+    }
+
+    /// Encodes an event once (with an offset when it is stored for recovery).
+    func encodeEvent(_ event: String, items: [JSONValue], storable: Bool) -> (frames: [EngineFrame], offset: String?) {
+        guard storable, environment.configuration.recovery != nil else {
+            return (EngineFrame.frames(of: .event(event, items, namespace: name)), nil)
+        }
+        let offset = nextOffset()
+        return (EngineFrame.frames(of: .event(event, items + [.string(offset)], namespace: name)), offset)
+    }
+}

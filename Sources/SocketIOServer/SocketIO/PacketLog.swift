@@ -1,0 +1,36 @@
+import DequeModule
+
+/// The events one session was sent, kept for connection state recovery: each with its offset
+/// (the string appended as the event's last argument) and its encoded frames.
+///
+/// Bounded twice: at most `maxEntries`, and none older than `maxAge` — except the newest, so a
+/// client that was idle longer than `maxAge` can still prove it missed nothing.
+struct PacketLog: Sendable {
+    struct Entry: Sendable {
+        var offset: String
+        var frames: [EngineFrame]
+        var time: Duration
+    }
+
+    let maxEntries: Int
+    let maxAge: Duration
+    private(set) var entries: Deque<Entry> = []
+
+    init(maxEntries: Int, maxAge: Duration) {
+        self.maxEntries = max(1, maxEntries)
+        self.maxAge = maxAge
+    }
+
+    mutating func append(offset: String, frames: [EngineFrame], now: Duration) {
+        entries.append(Entry(offset: offset, frames: frames, time: now))
+        while entries.count > maxEntries { entries.removeFirst() }
+        while entries.count > 1, let first = entries.first, now - first.time > maxAge { entries.removeFirst() }
+    }
+
+    /// The frames of every event after `offset`, in order; `nil` when `offset` is not kept
+    /// (unknown, or dropped from the log), which means the session cannot be recovered.
+    func frames(after offset: String) -> [EngineFrame]? {
+        guard let index = entries.lastIndex(where: { $0.offset == offset }) else { return nil }
+        return entries[(index + 1)...].flatMap(\.frames)
+    }
+}

@@ -1,0 +1,196 @@
+import NIOConcurrencyHelpers
+public import SocketIOProtocol
+
+/// One client connected to one namespace: receive its events, emit to it, put it in rooms.
+///
+/// ```swift
+/// chat.onConnection { socket in
+///     socket.on("echo") { event in
+///         socket.emit("echo", items: event.items)
+///         event.ack?.respond(event.items)
+///     }
+///     socket.onDisconnect { reason in print(socket.id, "left:", reason) }
+///     let reply = try? await socket.emitWithAck("ping", "are you there?", timeout: .seconds(5))
+/// }
+/// ```
+///
+/// Every method is safe from any thread. Handlers run on the connection's own task, one event
+/// at a time and in the order the client sent them, never while a lock is held; a handler that
+/// needs to wait should start its own task. Emits never block: they queue for the client (see
+/// ``SocketIOServer/Configuration/maxQueuedBytes``).
+public final class ServerSocket: Sendable {
+    typealias Handler = @Sendable (ServerEvent) -> Void
+
+    struct PendingAck {
+        let continuation: CheckedContinuation<[JSONValue], any Error>
+        var timer: Task<Void, Never>?
+    }
+
+    struct State {
+        var listeners: [String: [(id: Int, handler: Handler)]] = [:]
+        var anyListeners: [(id: Int, handler: Handler)] = []
+        var disconnectHandlers: [@Sendable (ServerDisconnectReason) -> Void] = []
+        var pendingAcks: [Int: PendingAck] = [:]
+        var nextAckID = 0
+        var nextListenerID = 0
+        /// Set once the socket left its namespace.
+        var disconnectReason: ServerDisconnectReason?
+        var data: JSONObject
+    }
+
+    /// The socket id (socket.io's `socket.id`); the same after a recovery.
+    public let id: String
+    /// The namespace the socket belongs to.
+    public let namespace: Namespace
+    /// The CONNECT payload and the request that opened the connection.
+    public let handshake: SocketHandshake
+    /// Whether this connection got a dropped session back (connection state recovery): same
+    /// id, rooms and ``data``, and the client was sent the events it missed.
+    public let recovered: Bool
+    /// The private session id (recovery on), sent to the client only.
+    let pid: String?
+    let outbox: SocketOutbox
+    let client: ClientConnection
+    let state: NIOLockedValueBox<State>
+
+    init(
+        id: String,
+        pid: String?,
+        namespace: Namespace,
+        handshake: SocketHandshake,
+        recovered: Bool,
+        data: JSONObject,
+        outbox: SocketOutbox,
+        client: ClientConnection
+    ) {
+        self.id = id
+        self.pid = pid
+        self.namespace = namespace
+        self.handshake = handshake
+        self.recovered = recovered
+        self.outbox = outbox
+        self.client = client
+        self.state = NIOLockedValueBox(State(data: data))
+    }
+
+    /// The Engine.IO session id of the connection (shared by the client's namespaces).
+    public var sid: String { client.session.sid }
+
+    /// Whether the socket is still in its namespace.
+    public var connected: Bool { state.withLockedValue { $0.disconnectReason == nil } }
+
+    /// Why the socket left its namespace, once it has.
+    public var disconnectReason: ServerDisconnectReason? { state.withLockedValue { $0.disconnectReason } }
+
+    /// App data kept with the socket (and restored with it on recovery).
+    public var data: JSONObject {
+        get { state.withLockedValue { $0.data } }
+        set { state.withLockedValue { $0.data = newValue } }
+    }
+
+    // MARK: - Rooms
+
+    /// The rooms the socket is in (always including the room named by its id).
+    public var rooms: Set<String> { namespace.rooms(of: id) }
+
+    /// Joins `room`.
+    public func join(_ room: String) {
+        namespace.join(id, rooms: [room])
+    }
+
+    /// Joins every room in `rooms`.
+    public func join(_ rooms: some Sequence<String>) {
+        namespace.join(id, rooms: rooms)
+    }
+
+    /// Leaves `room`.
+    public func leave(_ room: String) {
+        namespace.leave(id, room: room)
+    }
+
+    /// Every other socket of the namespace.
+    public var broadcast: BroadcastOperator { BroadcastOperator(namespace: namespace, excluding: id) }
+
+    /// The sockets in `room`, except this one.
+    public func to(_ room: String) -> BroadcastOperator { broadcast.to(room) }
+
+    /// Every other socket not in `room`.
+    public func except(_ room: String) -> BroadcastOperator { broadcast.except(room) }
+
+    // MARK: - Disconnecting
+
+    /// Removes the socket from its namespace: the client gets DISCONNECT (`41/<nsp>,`, its
+    /// `io server disconnect`). With `close: true` every namespace of the client is
+    /// disconnected and its connection closed.
+    public func disconnect(close: Bool = false) {
+        if close {
+            client.disconnectAll()
+            return
+        }
+        guard connected else { return }
+        outbox.deliver(EngineFrame.frames(of: SocketPacket(kind: .disconnect, namespace: namespace.name)), offset: nil)
+        finish(.serverNamespaceDisconnect)
+    }
+
+    /// The socket left its namespace: forgets it (or keeps it for recovery), fails the acks it
+    /// owes, tells the app. Returns `false` when it had already left.
+    @discardableResult
+    func finish(_ reason: ServerDisconnectReason) -> Bool {
+        let ended: (acks: [PendingAck], handlers: [@Sendable (ServerDisconnectReason) -> Void])? = state.withLockedValue { state in
+            guard state.disconnectReason == nil else { return nil }
+            state.disconnectReason = reason
+            defer {
+                // Handlers usually capture the socket: dropping them breaks the cycle.
+                state.pendingAcks.removeAll()
+                state.listeners.removeAll()
+                state.anyListeners.removeAll()
+                state.disconnectHandlers.removeAll()
+            }
+            return (Array(state.pendingAcks.values), state.disconnectHandlers)
+        }
+        guard let ended else { return false }
+        client.remove(self)
+        namespace.remove(self, reason: reason)
+        for ack in ended.acks {
+            ack.timer?.cancel()
+            ack.continuation.resume(throwing: SocketIOServerError.disconnected(reason))
+        }
+        namespace.environment.events.emit(.socketDisconnected(namespace: namespace.name, id: id, reason: reason))
+        for handler in ended.handlers { handler(reason) }
+        return true
+    }
+
+    // MARK: - From the client
+
+    /// A packet for this namespace from the client.
+    func received(_ packet: SocketPacket) {
+        switch packet.kind {
+        case .event, .binaryEvent:
+            dispatch(packet)
+        case .ack, .binaryAck:
+            guard let id = packet.id else { return }
+            let pending = state.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
+            guard let pending else { return }  // unknown or late: ignored, as socket.io does
+            pending.timer?.cancel()
+            pending.continuation.resume(returning: packet.arguments)
+        case .disconnect:
+            finish(.clientNamespaceDisconnect)
+        case .connect, .connectError:
+            return
+        }
+    }
+
+    private func dispatch(_ packet: SocketPacket) {
+        guard let name = packet.eventName else { return }
+        let (named, any) = state.withLockedValue { ($0.listeners[name] ?? [], $0.anyListeners) }
+        guard !named.isEmpty || !any.isEmpty else { return }
+        let ack = packet.id.map { ackID in
+            ServerAckResponder { [self] items in
+                outbox.deliver(EngineFrame.frames(of: .ack(items, namespace: namespace.name, id: ackID)), offset: nil)
+            }
+        }
+        let event = ServerEvent(name: name, items: packet.arguments, ack: ack)
+        for listener in any { listener.handler(event) }
+        for listener in named { listener.handler(event) }
+    }
+}

@@ -1,0 +1,73 @@
+import NIOConcurrencyHelpers
+
+/// Where one socket's outgoing packets go: its Engine.IO session while connected, only its
+/// recovery log while away.
+///
+/// The outbox outlives a dropped connection when recovery is on: the namespace keeps it in the
+/// socket's rooms, broadcasts keep landing in its log, and a recovering client gets the same
+/// outbox back with everything it missed. Logging a packet and handing it to the session happen
+/// under one lock, so the log's order is the wire's order and a restore (which snapshots the
+/// log and reattaches under the same lock) neither loses nor repeats a packet.
+final class SocketOutbox: Sendable {
+    private enum Phase {
+        case open(EngineSession)
+        /// Disconnected, kept for recovery: packets are only logged.
+        case away
+        case closed
+    }
+
+    private struct State {
+        var phase: Phase
+        var log: PacketLog?
+    }
+
+    private let state: NIOLockedValueBox<State>
+    private let clock: ServerClock
+
+    init(session: EngineSession, log: PacketLog?, clock: ServerClock) {
+        self.state = NIOLockedValueBox(State(phase: .open(session), log: log))
+        self.clock = clock
+    }
+
+    /// Sends frames (logging them under `offset` when recovery is on). Returns `false` when
+    /// nothing was sent (away or closed; a logged packet still reaches a recovering client).
+    @discardableResult
+    func deliver(_ frames: [EngineFrame], offset: String?) -> Bool {
+        state.withLockedValue { state in
+            if let offset, state.log != nil {
+                state.log?.append(offset: offset, frames: frames, now: clock.now())
+            }
+            switch state.phase {
+            case .open(let session): return session.send(frames)
+            case .away, .closed: return false
+            }
+        }
+    }
+
+    /// The connection dropped and the session is kept for recovery.
+    func goAway() {
+        state.withLockedValue { state in
+            if case .open = state.phase { state.phase = .away }
+        }
+    }
+
+    /// The socket is gone for good.
+    func close() {
+        state.withLockedValue { state in
+            state.phase = .closed
+            state.log = nil
+        }
+    }
+
+    /// Reattaches a recovered socket to `session`: sends every logged packet after `offset`,
+    /// then `reply` (the CONNECT reply), all before anything emitted afterwards. Returns `false`
+    /// (changing nothing) when `offset` is not in the log.
+    func restore(on session: EngineSession, after offset: String, reply: [EngineFrame]) -> Bool {
+        state.withLockedValue { state in
+            guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return false }
+            session.send(missed + reply)
+            state.phase = .open(session)
+            return true
+        }
+    }
+}

@@ -1,0 +1,137 @@
+extension SocketIOServer {
+    /// How the server behaves. Defaults follow socket.io's JavaScript server (`engine.io` 6.x).
+    ///
+    /// ```swift
+    /// var configuration = SocketIOServer.Configuration()
+    /// configuration.pingInterval = .seconds(10)
+    /// configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
+    /// configuration.allowedOrigins = .list(["https://app.example.com"])
+    /// ```
+    public struct Configuration: Sendable {
+        /// The Engine.IO path; requests to it (with or without the trailing slash) are Socket.IO.
+        public var path: String
+        /// How often the server pings each client (announced in the handshake).
+        public var pingInterval: Duration
+        /// How long a client has to answer a ping before its session closes (`ping timeout`).
+        public var pingTimeout: Duration
+        /// How long a WebSocket probing an upgrade has to send `upgrade` before it is closed.
+        public var upgradeTimeout: Duration
+        /// The largest POST body and WebSocket message accepted, in bytes (announced in the
+        /// handshake). A larger POST gets 413; a larger WebSocket message closes the connection.
+        public var maxPayload: Int
+        /// How long a new session may stay without joining any namespace before it is closed.
+        public var connectTimeout: Duration
+        /// Which browser origins may use the server (CORS). See ``AllowedOrigins``.
+        public var allowedOrigins: AllowedOrigins
+        /// The transports clients may use.
+        public var transports: Set<TransportKind>
+        /// Connection state recovery; `nil` (the default) turns it off.
+        public var recovery: ConnectionStateRecovery?
+        /// The path of the plain WebSocket endpoint; `nil` turns it off.
+        public var plainWebSocketPath: String?
+        /// The most bytes that may wait for one client (WebSocket queue or polling buffer);
+        /// a client that falls further behind is disconnected.
+        public var maxQueuedBytes: Int
+        /// The most packets in one polling response (python-socketio's client accepts 16).
+        public var maxPacketsPerPoll: Int
+        /// The most `emitWithAck` calls that may wait for one socket's answers at once.
+        public var maxPendingAcks: Int
+        /// The most binary attachments accepted in one packet.
+        public var maxAttachments: Int
+        /// The clock for heartbeats, timeouts and recovery windows; inject a test clock in tests.
+        public var clock: any Clock<Duration>
+
+        public init(
+            path: String = "/socket.io/",
+            pingInterval: Duration = .seconds(25),
+            pingTimeout: Duration = .seconds(20),
+            upgradeTimeout: Duration = .seconds(10),
+            maxPayload: Int = 1_000_000,
+            connectTimeout: Duration = .seconds(45),
+            allowedOrigins: AllowedOrigins = .unrestricted,
+            transports: Set<TransportKind> = [.polling, .websocket],
+            recovery: ConnectionStateRecovery? = nil,
+            plainWebSocketPath: String? = "/ws",
+            maxQueuedBytes: Int = 4 << 20,
+            maxPacketsPerPoll: Int = 16,
+            maxPendingAcks: Int = 1_000,
+            maxAttachments: Int = 10,
+            clock: any Clock<Duration> = ContinuousClock()
+        ) {
+            self.path = path
+            self.pingInterval = pingInterval
+            self.pingTimeout = pingTimeout
+            self.upgradeTimeout = upgradeTimeout
+            self.maxPayload = maxPayload
+            self.connectTimeout = connectTimeout
+            self.allowedOrigins = allowedOrigins
+            self.transports = transports
+            self.recovery = recovery
+            self.plainWebSocketPath = plainWebSocketPath
+            self.maxQueuedBytes = maxQueuedBytes
+            self.maxPacketsPerPoll = maxPacketsPerPoll
+            self.maxPendingAcks = maxPendingAcks
+            self.maxAttachments = maxAttachments
+            self.clock = clock
+        }
+
+        /// The Engine.IO path with exactly one leading and one trailing slash.
+        var normalizedPath: String {
+            var path = path.hasPrefix("/") ? path : "/" + path
+            if !path.hasSuffix("/") { path += "/" }
+            return path
+        }
+    }
+
+    /// An Engine.IO transport.
+    public enum TransportKind: String, Sendable, Hashable, CaseIterable {
+        case polling
+        case websocket
+    }
+}
+
+/// Connection state recovery (socket.io 4.6+): a client that lost its connection gets its
+/// session back — same socket id, rooms and data — and the events it missed, if it reconnects
+/// within ``maxDisconnectionDuration``.
+///
+/// With recovery on, every event emitted without an ack and not volatile carries an offset as its
+/// last argument and is kept (at most ``maxStoredPackets`` per session, for at most
+/// ``maxDisconnectionDuration``), and the CONNECT reply carries a private session id (`pid`).
+/// Only drops the client did not ask for (transport close or error, ping timeout, server
+/// shutdown) are recoverable; explicit disconnects are not.
+public struct ConnectionStateRecovery: Sendable, Hashable {
+    /// How long a dropped session is kept for its client.
+    public var maxDisconnectionDuration: Duration
+    /// How many emitted events each session keeps for replay.
+    public var maxStoredPackets: Int
+
+    public init(maxDisconnectionDuration: Duration = .seconds(120), maxStoredPackets: Int = 1_000) {
+        self.maxDisconnectionDuration = maxDisconnectionDuration
+        self.maxStoredPackets = maxStoredPackets
+    }
+
+    /// Recovery on, with socket.io's default window of 120 s.
+    public static func enabled(
+        maxDisconnectionDuration: Duration = .seconds(120),
+        maxStoredPackets: Int = 1_000
+    ) -> ConnectionStateRecovery {
+        ConnectionStateRecovery(maxDisconnectionDuration: maxDisconnectionDuration, maxStoredPackets: maxStoredPackets)
+    }
+}
+
+/// Which browser origins may call the server (CORS).
+///
+/// - ``unrestricted`` (default) behaves like socket.io's JS server without its `cors` option:
+///   no CORS headers are sent and every request is served, with or without an `Origin` header.
+///   Browsers then refuse cross-origin polling responses (WebSockets are not subject to CORS);
+///   native clients, which send no `Origin`, are unaffected.
+/// - ``list(_:)`` answers preflight `OPTIONS` requests and sets `Access-Control-Allow-Origin`
+///   for the listed origins (`https://app.example.com`, scheme and port included), and refuses
+///   requests and WebSocket upgrades from any other origin with 403. Requests without `Origin`
+///   (native clients) are served.
+/// - ``any`` allows every origin, echoing it back.
+public enum AllowedOrigins: Sendable, Hashable {
+    case unrestricted
+    case any
+    case list(Set<String>)
+}

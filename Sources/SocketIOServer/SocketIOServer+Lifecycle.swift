@@ -1,0 +1,158 @@
+public import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+extension SocketIOServer {
+    enum Lifecycle {
+        case idle
+        case running(Task<Void, any Error>, RunningServer)
+        case stopped
+    }
+
+    /// Starts listening and returns once the server accepts connections.
+    ///
+    /// - Parameters:
+    ///   - host: the address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
+    ///   - port: the port; 0 picks a free one (read it from ``RunningServer/port``).
+    /// - Throws: ``SocketIOServerError/alreadyStarted``, ``SocketIOServerError/cannotListen(_:)``.
+    public func start(host: String = "127.0.0.1", port: Int = 0) async throws(SocketIOServerError) -> RunningServer {
+        let claimed = lifecycle.withLockedValue { lifecycle in
+            guard case .idle = lifecycle else { return false }
+            lifecycle = .stopped  // until running; a second start fails meanwhile
+            return true
+        }
+        guard claimed else { throw .alreadyStarted }
+
+        let core = self.core
+        let configuration = self.configuration
+        let listening = OneShot<Int>()
+        let app = Application(
+            responder: EngineResponder(core: core),
+            server: .http1WebSocketUpgrade(
+                configuration: .init(ws: WebSocketServerConfiguration(
+                    maxFrameSize: configuration.maxPayload,
+                    autoPing: .disabled,
+                    closeTimeout: .seconds(5)
+                )),
+                shouldUpgrade: { @Sendable (head: HTTPRequest, channel: any Channel, _: Logger) in
+                    core.shouldUpgrade(head, channel: channel)
+                }
+            ),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                listening.resolve(.success(channel.localAddress?.port ?? port))
+            },
+            logger: core.environment.logger
+        )
+        let task = Task {
+            do {
+                try await app.run()
+                listening.resolve(.failure(SocketIOServerError.cannotListen("the server stopped before listening")))
+            } catch {
+                listening.resolve(.failure(SocketIOServerError.cannotListen("\(error)")))
+                throw error
+            }
+        }
+        let boundPort: Int
+        do {
+            boundPort = try await listening.value()
+        } catch {
+            task.cancel()
+            throw (error as? SocketIOServerError) ?? .cannotListen("\(error)")
+        }
+        let running = RunningServer(server: self, host: host, port: boundPort)
+        lifecycle.withLockedValue { $0 = .running(task, running) }
+        core.environment.logger.info("Socket.IO server listening", metadata: ["socketio.port": "\(boundPort)"])
+        return running
+    }
+
+    /// Starts the server and runs it until the calling task is cancelled (then stops it).
+    public func run(host: String = "127.0.0.1", port: Int) async throws(SocketIOServerError) {
+        _ = try await start(host: host, port: port)
+        let task: Task<Void, any Error>? = lifecycle.withLockedValue { lifecycle in
+            if case .running(let task, _) = lifecycle { return task }
+            return nil
+        }
+        await withTaskCancellationHandler {
+            _ = await task?.result
+        } onCancel: {
+            Task { await self.stop() }
+        }
+    }
+
+    /// Closes every connection (clients see `server shutting down`; polling clients get a
+    /// `close` packet, WebSockets a close frame) and stops listening. Idempotent.
+    public func stop() async {
+        let task: Task<Void, any Error>? = lifecycle.withLockedValue { lifecycle in
+            defer { lifecycle = .stopped }
+            if case .running(let task, _) = lifecycle { return task }
+            return nil
+        }
+        core.closeAll()
+        guard let task else { return }
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// The running server's address, once started.
+    public var running: RunningServer? {
+        lifecycle.withLockedValue { lifecycle in
+            if case .running(_, let running) = lifecycle { return running }
+            return nil
+        }
+    }
+}
+
+/// A started ``SocketIOServer``: where it listens, and how to stop it.
+public struct RunningServer: Sendable {
+    let server: SocketIOServer
+    /// The address the server is bound to.
+    public let host: String
+    /// The port the server listens on (the one picked when started with port 0).
+    public let port: Int
+
+    /// `http://host:port`, the URL a Socket.IO client connects to.
+    public var url: URL {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(hostPart):\(port)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Stops the server (see ``SocketIOServer/stop()``).
+    public func stop() async {
+        await server.stop()
+    }
+}
+
+/// A value delivered once, to one waiter.
+final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiter: CheckedContinuation<Value, any Error>?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    func resolve(_ result: Result<Value, any Error>) {
+        let waiter: CheckedContinuation<Value, any Error>? = state.withLockedValue { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Value, any Error>? = state.withLockedValue { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SocketIOProtocol
+import SocketIOServer
+import Testing
+
+@Suite("Engine.IO over HTTP long-polling")
+struct PollingTests {
+    @Test("handshake: open packet with sid, upgrades, heartbeat and maxPayload")
+    func handshake() async throws {
+        try await DemoServer.with({ $0.pingInterval = .seconds(7); $0.pingTimeout = .seconds(3) }) { demo in
+            let reply = try await HTTPClient.get(port: demo.port, "/socket.io/?EIO=4&transport=polling&t=abc")
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == "text/plain; charset=UTF-8")
+            #expect(reply.text.hasPrefix("0{"))
+            let handshake = try EngineHandshake(json: String(reply.text.dropFirst()))
+            #expect(handshake.sid.count == 20)
+            #expect(handshake.upgrades == ["websocket"])
+            #expect(handshake.pingInterval == 7000)
+            #expect(handshake.pingTimeout == 3000)
+            #expect(handshake.maxPayload == 1_000_000)
+            #expect(reply.headers["access-control-allow-origin"] == nil)
+        }
+    }
+
+    @Test("CONNECT over polling: 40 → 40{\"sid\"}, then events and acks")
+    func connectAndEvents() async throws {
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            let posted = try await client.post(["40"])
+            #expect(posted.status == 200)
+            #expect(posted.text == "ok")
+            let reply = try await client.receive(1)
+            #expect(reply.count == 1)
+            let connect = try #require(reply.first)
+            #expect(connect.hasPrefix("40{\"sid\":\""))
+            let sid = try JSONValue(parsing: String(connect.dropFirst(2)))["sid"]?.stringValue
+            #expect(sid != nil && sid != client.sid)
+
+            try await client.post([#"42["echo","hello",1]"#, #"421["ack",{"a":[true,null]}]"#])
+            let packets = try await client.receive(2)
+            #expect(packets == [#"42["echo","hello",1]"#, #"431[{"a":[true,null]}]"#])
+        }
+    }
+
+    @Test("binary attachments both ways travel as b<base64> records")
+    func binary() async throws {
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            try await client.post(["40"])
+            _ = try await client.receive(1)
+            try await client.post([#"451-["binary",{"_placeholder":true,"num":0}]"#, "bAQIDBA=="])
+            let packets = try await client.receive(2)
+            #expect(packets == [#"451-["binary",{"_placeholder":true,"num":0}]"#, "bAQIDBA=="])
+        }
+    }
+
+    @Test("a held GET is answered as soon as the server emits")
+    func longPoll() async throws {
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            try await client.post(["40"])
+            let connect = try await client.receive(1)
+            let id = try #require(try JSONValue(parsing: String(connect[0].dropFirst(2)))["sid"]?.stringValue)
+            // Whether the GET is already held when the server emits or arrives just after, it
+            // returns with the event.
+            let held = Task { try await client.get() }
+            let socket = try #require(demo.server.namespace("/").socket(id: id))
+            socket.emit("news", "late")
+            let reply = try await withTimeout(10, "the held GET") { try await held.value }
+            #expect(reply.packets == [#"42["news","late"]"#])
+        }
+    }
+}

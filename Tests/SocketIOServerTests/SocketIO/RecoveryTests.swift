@@ -1,0 +1,144 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SocketIOServer
+import Testing
+
+/// Connection state recovery, driven with raw packets (socket.io 4.6+'s wire behaviour).
+@Suite("Connection state recovery")
+struct RecoveryTests {
+    /// An event of `/news`: its items and the offset the server appended.
+    static func event(_ text: String) throws -> (items: [JSONValue], offset: String) {
+        let prefix = "42/news,"
+        guard text.hasPrefix(prefix), case .array(var items) = try JSONValue(parsing: String(text.dropFirst(prefix.count))),
+              let offset = items.popLast()?.stringValue else {
+            throw UnexpectedMessage(expected: "an event with an offset", got: .text(text))
+        }
+        return (items, offset)
+    }
+
+    static func waitForDrop(_ demo: DemoServer, id: String) async throws {
+        try await demo.events.wait("the socket drops") {
+            if case .socketDisconnected("/news", id, .transportClose) = $0 { return true }
+            return false
+        }
+    }
+
+    @Test("a dropped client gets the events it missed, once and in order, before the CONNECT reply with the same sid and pid; after the window, a fresh session")
+    func recovery() async throws {
+        let clock = ManualClock()
+        let recoveredFlags = NIOLockedValueBox<[Bool]>([])
+        try await DemoServer.with({ configuration in
+            configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
+            configuration.clock = clock
+        }, setup: { server in
+            server.namespace("/news").onConnection { socket in
+                socket.join("room1")
+                recoveredFlags.withLockedValue { $0.append(socket.recovered) }
+            }
+        }) { demo in
+            let news = demo.server.namespace("/news")
+
+            // Connect; every event carries an offset.
+            let first = try await EngineWebSocket.open(port: demo.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            news.emit("tick", 1)
+            let tick1 = try Self.event(try await first.next())
+            #expect(tick1.items == ["tick", 1])
+
+            // The transport drops (no goodbye); events keep coming while the client is away.
+            first.socket.drop()
+            try await Self.waitForDrop(demo, id: sid)
+            news.emit("tick", 2)
+            news.to("room1").emit("tick", 3)
+            news.to("elsewhere").emit("tick", 99)
+            news.volatile.emit("tick", 98)
+
+            // Reconnect with pid and offset: the missed events, then the reply.
+            let second = try await EngineWebSocket.open(port: demo.port)
+            try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+            let tick2 = try Self.event(try await second.next("the first missed event"))
+            let tick3 = try Self.event(try await second.next("the second missed event"))
+            #expect(tick2.items == ["tick", 2])
+            #expect(tick3.items == ["tick", 3])
+            let recoveredReply = try await second.next("the CONNECT reply")
+            #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            #expect(recoveredFlags.withLockedValue { $0 } == [false, true])
+
+            // Back in its rooms; nothing is delivered twice.
+            news.to("room1").emit("tick", 4)
+            let tick4 = try Self.event(try await second.next())
+            #expect(tick4.items == ["tick", 4])
+            let socket = try #require(news.socket(id: sid))
+            #expect(socket.recovered)
+            #expect(socket.rooms == [sid, "room1"])
+
+            // Dropped again, and back after the window: a fresh session, nothing replayed.
+            let mark = demo.events.count
+            second.socket.drop()
+            try await demo.events.wait("the second drop", after: mark) {
+                if case .socketDisconnected("/news", sid, .transportClose) = $0 { return true }
+                return false
+            }
+            news.emit("tick", 5)
+            clock.advance(by: .seconds(121))
+            let third = try await EngineWebSocket.open(port: demo.port)
+            let fresh = try await third.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(tick4.offset)"}"#)
+            #expect(fresh["sid"]?.stringValue != sid)
+            #expect(fresh["pid"]?.stringValue != pid)
+            #expect(fresh["pid"] != nil)
+            #expect(recoveredFlags.withLockedValue { $0 } == [false, true, false])
+            third.socket.drop()
+        }
+    }
+
+    @Test("an unknown pid or offset gets a fresh session (socket.io's own test)")
+    func unknownSession() async throws {
+        try await DemoServer.with({ $0.recovery = .enabled() }, setup: { server in
+            server.namespace("/news").onConnection { _ in }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            let reply = try await client.connect("/news", auth: #"{"pid":"foo","offset":"bar"}"#)
+            #expect(reply["sid"] != nil)
+            #expect(reply["pid"]?.stringValue != "foo")
+
+            // A known pid with an offset the server never sent: fresh too.
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            client.socket.drop()
+            try await Self.waitForDrop(demo, id: sid)
+            let again = try await EngineWebSocket.open(port: demo.port)
+            let second = try await again.connect("/news", auth: #"{"pid":"\#(pid)","offset":"never-sent"}"#)
+            #expect(second["sid"]?.stringValue != sid)
+            again.socket.drop()
+        }
+    }
+
+    @Test("explicit disconnects are not recoverable; acked events carry no offset")
+    func notRecoverable() async throws {
+        try await DemoServer.with({ $0.recovery = .enabled() }, setup: { server in
+            server.namespace("/news").onConnection { socket in
+                socket.on("leave-now") { _ in socket.disconnect() }
+            }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            let reply = try await client.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            let socket = try #require(demo.server.namespace("/news").socket(id: sid))
+            let ask = Task { try await socket.emitWithAck("question", timeout: .seconds(5)) }
+            #expect(try await client.next() == #"42/news,0["question"]"#)
+            try client.send(#"43/news,0["yes"]"#)
+            #expect(try await ask.value == ["yes"])
+            socket.emit("hello")
+            let hello = try Self.event(try await client.next())
+            try client.send(#"42/news,["leave-now"]"#)
+            #expect(try await client.next() == "41/news,")
+            let fresh = try await client.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(hello.offset)"}"#)
+            #expect(fresh["sid"]?.stringValue != sid)
+            client.socket.drop()
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A raw TCP connection to the server on loopback, for tests that need exact bytes: hand-made
+/// HTTP requests, WebSocket frames, garbage, abrupt drops.
+///
+/// A thread of its own does the blocking reads (never the cooperative pool, which the server
+/// in the same process needs); readers await bytes with ``read(_:)``, which is cancellable.
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`.
+final class RawConnection: @unchecked Sendable {
+    struct Closed: Error, CustomStringConvertible {
+        var description: String { "the connection closed" }
+    }
+
+    private let fd: Int32
+    private let lock = NSLock()
+    private var buffer: [UInt8] = []
+    private var eof = false
+    private var generation = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Guards the descriptor's lifetime: it is closed (and may be reused) once the reader ends.
+    private let fdLock = NSLock()
+    private var fdClosed = false
+
+    /// While set, the reader thread does not read: the kernel buffers fill and the server sees
+    /// a client that does not read.
+    private let readGate = NSLock()
+    private var paused = false
+
+    /// Stops reading from the socket (a stalled client).
+    func pauseReading() {
+        readGate.withLock { paused = true }
+    }
+
+    /// Reads again.
+    func resumeReading() {
+        readGate.withLock { paused = false }
+    }
+
+    /// Connects to 127.0.0.1:`port`.
+    static func connect(port: Int) throws -> RawConnection {
+        #if canImport(Glibc) || canImport(Musl)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            Foundation.close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        return RawConnection(fd: fd)
+    }
+
+    private init(fd: Int32) {
+        self.fd = fd
+        // The thread holds the connection weakly: a connection the test forgets is closed
+        // when it is released, so no reader thread outlives its test (and the process).
+        Thread.detachNewThread { [weak self, fd = self.fd] in
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while let connection = self, connection.readOnce(into: &chunk) {}
+            if let connection = self { connection.closeDescriptor() } else { _ = Foundation.close(fd) }
+        }
+    }
+
+    /// Waits up to 100 ms for bytes and takes them; `false` once the connection ended.
+    private func readOnce(into chunk: inout [UInt8]) -> Bool {
+        if readGate.withLock({ paused }) {
+            usleep(20_000)
+            return true
+        }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 100)
+        if ready == 0 || (ready < 0 && errno == EINTR) { return true }
+        let count = ready < 0 ? -1 : chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0, errno == EINTR || errno == EAGAIN { return true }
+        lock.lock()
+        if count > 0 {
+            buffer.append(contentsOf: chunk[0..<count])
+        } else {
+            eof = true
+        }
+        generation += 1
+        let woken = waiters
+        waiters.removeAll()
+        lock.unlock()
+        for waiter in woken { waiter.resume() }
+        return count > 0
+    }
+
+    private func closeDescriptor() {
+        fdLock.withLock {
+            guard !fdClosed else { return }
+            fdClosed = true
+            _ = Foundation.close(fd)
+        }
+    }
+
+    deinit {
+        fdLock.withLock {
+            if !fdClosed { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Writes every byte (loopback writes of test-sized data do not block for long).
+    func write(_ bytes: [UInt8]) throws {
+        fdLock.lock()
+        defer { fdLock.unlock() }
+        guard !fdClosed else { throw Closed() }
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { throw Closed() }
+            offset += sent
+        }
+    }
+
+    func write(_ text: String) throws {
+        try write(Array(text.utf8))
+    }
+
+    /// Waits until `parse` finds a complete value at the start of the received bytes; it returns
+    /// the value and how many bytes it used, or `nil` to wait for more.
+    func read<T>(_ parse: ([UInt8]) throws -> (T, consumed: Int)?) async throws -> T {
+        while true {
+            try Task.checkCancellation()
+            let (value, seen, closed): (T?, Int, Bool) = try lock.withLock {
+                if let (value, consumed) = try parse(buffer) {
+                    buffer.removeFirst(consumed)
+                    return (value, generation, eof)
+                }
+                return (nil, generation, eof)
+            }
+            if let value { return value }
+            if closed { throw Closed() }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = lock.withLock {
+                        if generation != seen || eof || Task.isCancelled { return true }
+                        waiters.append(continuation)
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            } onCancel: {
+                self.wakeAll()
+            }
+        }
+    }
+
+    private func wakeAll() {
+        let woken = lock.withLock {
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Waits until the server closes the connection.
+    func waitForClose() async throws {
+        while true {
+            do {
+                // Discard whatever arrives until the end.
+                _ = try await read { bytes -> (Int, consumed: Int)? in bytes.isEmpty ? nil : (0, bytes.count) }
+            } catch is Closed {
+                return
+            }
+        }
+    }
+
+    /// Closes both directions at once, without any goodbye (an abrupt drop).
+    func close() {
+        resumeReading()
+        fdLock.withLock {
+            if !fdClosed { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+}
