@@ -94,9 +94,12 @@ let package = Package(
             dependencies: [
                 "SocketIO",
                 "SocketIOProtocol",
+                "SocketIOServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

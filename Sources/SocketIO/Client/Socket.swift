@@ -61,6 +61,10 @@ public final class Socket: Sendable {
     /// Whether the socket wants a connection (connecting or connected).
     public var active: Bool { isActive }
 
+    /// Whether the last connection restored the previous session (connection state recovery):
+    /// the server replayed the events emitted while this socket was away, each exactly once.
+    public var recovered: Bool { inner.withLockedValue { $0.machine.recovered } }
+
     /// The current status.
     public var status: SocketStatus { inner.withLockedValue { $0.machine.status } }
 
@@ -156,19 +160,24 @@ public final class Socket: Sendable {
     }
 
     private func sendConnect() {
-        let auth = inner.withLockedValue { $0.auth }
+        let (auth, recovery) = inner.withLockedValue { ($0.auth, $0.machine.recoveryFields()) }
         let version = manager.socketIOVersion
         let namespace = self.namespace
+        let send: @Sendable (JSONObject?) -> Void = { [manager] object in
+            // Recovery fields first, then the app's auth, as socket.io's client merges them.
+            var payload = recovery
+            for member in object ?? [:] where payload[member.key] == nil { payload[member.key] = member.value }
+            manager.write(Self.connectPacket(namespace: namespace, auth: payload, version: version))
+        }
         switch auth {
         case .none:
-            manager.write(SocketPacket(kind: .connect, namespace: namespace))
+            send(nil)
         case .static(let object):
-            manager.write(Self.connectPacket(namespace: namespace, auth: object, version: version))
+            send(object)
         case .provider:
             Task {
                 do {
-                    let object = try await auth.resolve()
-                    self.manager.write(Self.connectPacket(namespace: namespace, auth: object, version: version))
+                    send(try await auth.resolve())
                 } catch {
                     self.connectFailed(.connectionFailed("auth provider failed: \(error)"))
                 }

@@ -27,6 +27,24 @@ struct SocketStateMachine: Sendable {
     /// Connection state recovery: the private session id from the last CONNECT reply, and the
     /// offset of the last event received (sent back on the next CONNECT).
     private(set) var recovery: (pid: String, offset: String?)?
+    /// Whether the last CONNECT reply restored the previous session (the server replayed what
+    /// was missed): its `pid` equals the one we sent.
+    private(set) var recovered = false
+    /// The `pid` sent with the CONNECT in flight, if any.
+    private var pidSent: String?
+
+    /// The fields a CONNECT carries before the app's auth to ask for recovery (protocol v5 only):
+    /// `{"pid": …, "offset": …}`; the offset is left out when no event was received yet.
+    mutating func recoveryFields() -> JSONObject {
+        guard version == .v5, let recovery else {
+            pidSent = nil
+            return [:]
+        }
+        pidSent = recovery.pid
+        var fields: JSONObject = ["pid": .string(recovery.pid)]
+        if let offset = recovery.offset { fields["offset"] = .string(offset) }
+        return fields
+    }
 
     init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int) {
         self.namespace = namespace
@@ -124,7 +142,10 @@ struct SocketStateMachine: Sendable {
             }
             let pid = packet.data?["pid"]?.stringValue
             state = .connected(id: id, pid: pid)
+            recovered = pid != nil && pid == pidSent
+            pidSent = nil
             if let pid, recovery?.pid != pid { recovery = (pid, nil) }
+            if pid == nil { recovery = nil }
             let flush = sendBuffer
             sendBuffer = []
             return .connected(id: id, early: early.map { stripOffset($0) }, flush: flush)

@@ -24,6 +24,10 @@ final class WebSocketTransport: EngineTransport {
         var channel: (any Channel)?
         var pending: [EnginePacket] = []
         var closed = false
+        /// Packets waiting for the event loop, and whether a drain is already scheduled: a burst
+        /// of sends from other threads costs one event-loop hop and one flush, not one each.
+        var outbox: [EnginePacket] = []
+        var drainScheduled = false
     }
 
     private let connection = NIOLockedValueBox(Connection())
@@ -141,32 +145,45 @@ final class WebSocketTransport: EngineTransport {
                 if !connection.closed { connection.pending.append(contentsOf: packets) }
                 return nil
             }
+            connection.outbox.append(contentsOf: packets)
+            guard !connection.drainScheduled else { return nil }
+            connection.drainScheduled = true
             return channel
         }
         guard let channel else { return }
-        write(packets, on: channel)
+        channel.eventLoop.execute { [self] in
+            let batch = connection.withLockedValue { connection in
+                connection.drainScheduled = false
+                defer { connection.outbox.removeAll(keepingCapacity: true) }
+                return connection.outbox
+            }
+            writeNow(batch, on: channel)
+        }
     }
 
     /// Writes frames on the channel's event loop, in order, with one flush. Frames are written
     /// only after the upgrade completed (the WebSocket handlers are then in the pipeline), so a
     /// send made while the handshake is still running waits for the upgrade's completion.
     private func write(_ packets: [EnginePacket], on channel: any Channel) {
-        let version = self.version
-        channel.eventLoop.execute {
-            for packet in packets {
-                let frame: WebSocketFrame
-                switch packet.webSocketMessage(version: version) {
-                case .text(let text):
-                    frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(),
-                                           data: channel.allocator.buffer(string: text))
-                case .binary(let data):
-                    frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(),
-                                           data: channel.allocator.buffer(bytes: data))
-                }
-                channel.write(frame, promise: nil)
+        channel.eventLoop.execute { [self] in writeNow(packets, on: channel) }
+    }
+
+    /// Writes frames and flushes once; runs on the channel's event loop.
+    private func writeNow(_ packets: [EnginePacket], on channel: any Channel) {
+        guard !packets.isEmpty else { return }
+        for packet in packets {
+            let frame: WebSocketFrame
+            switch packet.webSocketMessage(version: version) {
+            case .text(let text):
+                frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(),
+                                       data: channel.allocator.buffer(string: text))
+            case .binary(let data):
+                frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(),
+                                       data: channel.allocator.buffer(bytes: data))
             }
-            channel.flush()
+            channel.write(frame, promise: nil)
         }
+        channel.flush()
     }
 
     func waitUntilClosed() async {

@@ -142,3 +142,33 @@ import Testing
         #expect(machine.recovery?.offset == "o2")
     }
 }
+
+@Suite struct RecoveryHandshakeTests {
+    @Test func aReconnectAsksForRecoveryAndReportsWhetherItHappened() {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 10)
+        _ = machine.connect(engineOpen: true)
+        #expect(machine.recoveryFields().isEmpty, "nothing to recover on the first connection")
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s1", "pid": "p1"]))
+        #expect(!machine.recovered)
+        #expect(machine.recoveryFields() == ["pid": "p1"], "no offset before the first event")
+        _ = machine.received(.event("tick", [1, "o1"]))
+        _ = machine.engineClosed(.transportClose)
+
+        _ = machine.connect(engineOpen: true)
+        #expect(machine.recoveryFields() == ["pid": "p1", "offset": "o1"])
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s1", "pid": "p1"]))
+        #expect(machine.recovered)
+
+        _ = machine.engineClosed(.transportClose)
+        _ = machine.connect(engineOpen: true)
+        _ = machine.recoveryFields()
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s2", "pid": "p2"]))
+        #expect(!machine.recovered, "a new pid means a new session")
+    }
+
+    @Test func protocolV4NeverAsksForRecovery() {
+        var machine = SocketStateMachine(namespace: "/chat", version: .v4, sendBufferLimit: 10)
+        _ = machine.connect(engineOpen: true)
+        #expect(machine.recoveryFields().isEmpty)
+    }
+}

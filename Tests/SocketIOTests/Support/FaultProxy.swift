@@ -1,0 +1,143 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP proxy on loopback that forwards bytes to a server and, on command, cuts every
+/// connection or refuses new ones — real transport failures for the client under test.
+final class FaultProxy: Sendable {
+    let port: Int
+    private let server: any Channel
+    private let state = NIOLockedValueBox<(connections: [ObjectIdentifier: any Channel], refusing: Bool)>(([:], false))
+
+    /// Starts forwarding `127.0.0.1:<port>` to `127.0.0.1:<upstreamPort>`.
+    static func start(upstreamPort: Int) async throws -> FaultProxy {
+        let box = NIOLockedValueBox<FaultProxy?>(nil)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelInitializer { inbound in
+                guard let proxy = box.withLockedValue({ $0 }) else { return inbound.close() }
+                return proxy.accept(inbound, upstreamPort: upstreamPort)
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let proxy = FaultProxy(server: server, port: server.localAddress?.port ?? 0)
+        box.withLockedValue { $0 = proxy }
+        return proxy
+    }
+
+    private init(server: any Channel, port: Int) {
+        self.server = server
+        self.port = port
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Closes every connection through the proxy (both sides, abruptly).
+    func cutAll() {
+        let channels = state.withLockedValue { Array($0.connections.values) }
+        for channel in channels { channel.close(mode: .all, promise: nil) }
+    }
+
+    /// While on, new connections are closed as soon as they arrive.
+    func refuseNewConnections(_ refusing: Bool) {
+        state.withLockedValue { $0.refusing = refusing }
+    }
+
+    func stop() async {
+        cutAll()
+        try? await server.close()
+    }
+
+    private func accept(_ inbound: any Channel, upstreamPort: Int) -> EventLoopFuture<Void> {
+        let refusing = state.withLockedValue { $0.refusing }
+        guard !refusing else { return inbound.close() }
+        track(inbound)
+        return ClientBootstrap(group: inbound.eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .connect(host: "127.0.0.1", port: upstreamPort)
+            .flatMap { outbound in
+                self.track(outbound)
+                // Both channels live on the same event loop, so the pipelines are changed in place.
+                return inbound.eventLoop.makeCompletedFuture {
+                    let (toServer, toClient) = GlueHandler.pair()
+                    try inbound.pipeline.syncOperations.addHandler(toServer)
+                    try outbound.pipeline.syncOperations.addHandler(toClient)
+                }.flatMap {
+                    // Reading starts only now, so no byte arrives before the glue is in place.
+                    inbound.setOption(ChannelOptions.autoRead, value: true)
+                        .and(outbound.setOption(ChannelOptions.autoRead, value: true)).map { _ in }
+                }
+            }
+            .flatMapError { _ in inbound.close() }
+    }
+
+    private func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLockedValue { $0.connections[id] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.connections.removeValue(forKey: id) }
+        }
+    }
+}
+
+/// Forwards reads from one channel as writes to its partner, with back-pressure, and closes
+/// the partner when either side closes (swift-nio's classic proxy glue).
+private final class GlueHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var partner: GlueHandler?
+    private var context: ChannelHandlerContext?
+    private var pendingRead = false
+
+    static func pair() -> (GlueHandler, GlueHandler) {
+        let first = GlueHandler()
+        let second = GlueHandler()
+        first.partner = second
+        second.partner = first
+        return (first, second)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        partner = nil
+    }
+
+    private func partnerWrite(_ data: NIOAny) { context?.writeAndFlush(data, promise: nil) }
+    private func partnerClose() { context?.close(promise: nil) }
+    private var partnerWritable: Bool { context?.channel.isWritable ?? false }
+
+    private func partnerBecameWritable() {
+        if pendingRead {
+            pendingRead = false
+            context?.read()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        partner?.partnerWrite(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        partner?.partnerClose()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { partner?.partnerBecameWritable() }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let partner, partner.partnerWritable {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+}
