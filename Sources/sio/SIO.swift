@@ -6,6 +6,6 @@ struct SIO: AsyncParsableCommand {
         commandName: "sio",
         abstract: "Switchboard's Socket.IO command-line tool.",
         discussion: "Try a Socket.IO server by hand: emit an event, or listen to what it sends.",
-        subcommands: [EmitCommand.self, ListenCommand.self, BenchCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, BenchCommand.self]
     )
 }

@@ -9,6 +9,8 @@ struct BenchResult: Sendable {
     var seconds: Double
     /// Ack round trips, in milliseconds, sorted ascending.
     var latencies: [Double]
+    /// Resident memory after every client connected, in MB.
+    var residentMB: Double?
 
     var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
 
@@ -25,6 +27,7 @@ struct BenchResult: Sendable {
             "events": .number(Double(events)),
             "echo_events_per_second": .number(eventsPerSecond.rounded()),
             "ack_round_trips": .number(Double(latencies.count)),
+            "resident_mb": residentMB.map { .number(Self.round($0)) } ?? .null,
             "ack_latency_ms": [
                 "p50": .number(Self.round(percentile(50))),
                 "p90": .number(Self.round(percentile(90))),
@@ -34,10 +37,9 @@ struct BenchResult: Sendable {
         ]
     }
 
-    /// The summary table printed at the end of a run.
-    var table: String {
-        let rows: [(String, String)] = [
-            ("target", target),
+    /// The rows of the summary table, for this result.
+    var rows: [(String, String)] {
+        [
             ("clients", "\(clients)"),
             ("echo events", "\(events)"),
             ("echo throughput", "\(Self.grouped(eventsPerSecond)) events/s"),
@@ -46,14 +48,29 @@ struct BenchResult: Sendable {
             ("ack p90", Self.ms(percentile(90))),
             ("ack p99", Self.ms(percentile(99))),
             ("ack max", Self.ms(latencies.last ?? 0)),
+            ("resident memory", residentMB.map { String(format: "%.1f MB", $0) } ?? "–"),
         ]
-        let width = rows.map(\.0.count).max() ?? 0
-        let rule = String(repeating: "─", count: width + 2) + "┼" + String(repeating: "─", count: 28)
-        var lines = [rule]
-        for (name, value) in rows {
-            lines.append(" " + name.padding(toLength: width, withPad: " ", startingAt: 0) + " │ " + value)
+    }
+
+    /// The summary table: one column per client, rows aligned.
+    static func table(target: String, columns: [(String, BenchResult)]) -> String {
+        guard let first = columns.first?.1 else { return "" }
+        let names = first.rows.map(\.0)
+        let headers = ["metric"] + columns.map(\.0)
+        var cells = [headers]
+        for (index, name) in names.enumerated() {
+            cells.append([name] + columns.map { $0.1.rows[index].1 })
         }
-        lines.append(rule)
+        let widths = headers.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: " │ ")
+        }
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+        var lines = ["sio bench — \(target)", line(cells[0]), rule]
+        lines.append(contentsOf: cells.dropFirst().map(line))
         return lines.joined(separator: "\n")
     }
 

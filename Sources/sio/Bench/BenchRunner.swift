@@ -8,21 +8,15 @@ struct BenchRunner: Sendable {
     var url: URL
     var namespace: String
     var auth: SocketAuth
+    var transports: [EngineTransportKind]
     var clients: Int
     var events: Int
     var acks: Int
     var payload: JSONValue = ["symbol": "SWB", "price": 101.25, "qty": 3, "note": "benchmark payload"]
 
     func run() async throws -> BenchResult {
-        var sockets: [(Manager, Socket)] = []
-        for _ in 0..<clients {
-            var configuration = Manager.Configuration()
-            configuration.defaultAckTimeout = .seconds(30)
-            let manager = try Manager(url: url, configuration: configuration)
-            let socket = manager.socket(namespace: namespace, auth: auth)
-            try await socket.connect()
-            sockets.append((manager, socket))
-        }
+        let sockets = try await connectClients()
+        let residentMB = Self.residentMegabytes()
         defer { for (manager, _) in sockets { manager.disconnect() } }
 
         // Throughput: every client emits its share at once; the clock stops at the last echo.
@@ -66,7 +60,45 @@ struct BenchRunner: Sendable {
         }
         ackProgress.finish()
         return BenchResult(target: url.absoluteString, clients: clients, events: total,
-                           seconds: seconds, latencies: latencies.sorted())
+                           seconds: seconds, latencies: latencies.sorted(), residentMB: residentMB)
+    }
+
+    /// Connects every client, 50 at a time.
+    private func connectClients() async throws -> [(Manager, Socket)] {
+        var configuration = Manager.Configuration()
+        configuration.defaultAckTimeout = .seconds(30)
+        configuration.connectTimeout = .seconds(30)
+        configuration.transports = transports
+        let progress = ProgressBar(label: "connect", total: clients)
+        var sockets: [(Manager, Socket)] = []
+        var remaining = clients
+        while remaining > 0 {
+            let batch = min(remaining, 50)
+            remaining -= batch
+            let connected = try await withThrowingTaskGroup(of: (Manager, Socket).self) { group in
+                for _ in 0..<batch {
+                    group.addTask { [configuration] in
+                        let manager = try Manager(url: url, configuration: configuration)
+                        let socket = manager.socket(namespace: namespace, auth: auth)
+                        try await socket.connect()
+                        progress.advance()
+                        return (manager, socket)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            sockets.append(contentsOf: connected)
+        }
+        if clients > 1 { progress.finish() }
+        return sockets
+    }
+
+    /// This process's resident memory (Linux `/proc/self/status`), in MB; `nil` elsewhere.
+    static func residentMegabytes() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes / 1024
     }
 
     static func seconds(_ duration: Duration) -> Double {

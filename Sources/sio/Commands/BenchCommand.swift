@@ -1,23 +1,27 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SocketIO
+import SocketIOServer
 
-/// `sio bench URL`: echo throughput and ack round-trip latency against a server.
+/// `sio bench [URL]`: echo throughput and ack round-trip latency, our client and python-socketio's.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure echo throughput (events/s) and ack round-trip latency (p50/p90/p99/max).",
         discussion: """
-        The server must answer `echo` by emitting `echo` back with the same arguments, and `ack` by \
-        acknowledging with them (as `sio serve` and the test peers do).
+        Without a URL the embedded server runs in this process. The server must answer `echo` by \
+        emitting `echo` back with the same arguments and `ack` by acknowledging with them, as \
+        `sio serve` and the test peers do. When python-socketio is installed (.venv, as scripts/test \
+        makes it), its client runs the same workload against the same server for comparison.
         """
     )
 
-    @Argument(help: "The server URL, e.g. http://127.0.0.1:3000")
-    var url: String
+    @Argument(help: "The server URL; the embedded server when omitted.")
+    var url: String?
 
     @Option(name: .long, help: "Echo events to send in total.")
-    var events: Int = 10_000
+    var events: Int = 20_000
 
     @Option(name: .long, help: "Concurrent connections.")
     var clients: Int = 1
@@ -25,8 +29,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Sequential ack round trips to time.")
     var acks: Int = 2_000
 
+    @Option(name: .long, help: "websocket, polling, or auto (polling first, then upgrade).")
+    var transport: TransportChoice = .websocket
+
     @Option(name: .long, help: "The namespace to use.")
     var namespace: String = "/"
+
+    @Option(name: .long, help: "The python with python-socketio 5.x for the comparison (default: .venv/bin/python).")
+    var python: String?
+
+    @Flag(name: .long, help: "Skip the python-socketio comparison.")
+    var noPython = false
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
@@ -34,16 +47,44 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
-            guard let serverURL = URL(string: url), serverURL.host != nil else { throw CLIError("invalid URL: \(url)") }
+            var embedded: RunningServer?
+            let serverURL: URL
+            if let url {
+                guard let parsed = URL(string: url), parsed.host != nil else { throw CLIError("invalid URL: \(url)") }
+                serverURL = parsed
+            } else {
+                let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: Logger(label: "sio.bench") { _ in SwiftLogNoOpLogHandler() })
+                DemoApplication.install(on: server, logger: Logger(label: "sio.bench") { _ in SwiftLogNoOpLogHandler() }).cancel()
+                do {
+                    let running = try await server.start(host: "127.0.0.1", port: 0)
+                    embedded = running
+                    serverURL = running.url
+                } catch {
+                    throw CLIError("the embedded server did not start: \(error)")
+                }
+            }
             let runner = BenchRunner(url: serverURL, namespace: namespace, auth: .none,
-                                     clients: clients, events: events, acks: acks)
-            let result: BenchResult
+                                     transports: transport.transports, clients: clients, events: events, acks: acks)
+            var columns: [(String, BenchResult)] = []
             do {
-                result = try await runner.run()
+                columns.append(("switchboard", try await runner.run()))
+                if !noPython, let python = PythonBench.interpreter(python) {
+                    let kind: EngineTransportKind = transport == .polling ? .polling : .websocket
+                    columns.append(("python-socketio", try PythonBench.run(
+                        python: python, url: serverURL, events: events, acks: acks, transport: kind)))
+                }
             } catch {
+                await embedded?.stop()
                 throw CLIError("\(error)")
             }
-            print(json ? result.json.jsonString : result.table)
+            await embedded?.stop()
+            let target = (url == nil ? "embedded server " : "") + "\(serverURL.absoluteString), \(transport.rawValue)"
+            if json {
+                let object = JSONObject(columns.map { ($0.0, $0.1.json) })
+                print(JSONValue.object(object).jsonString)
+            } else {
+                print(BenchResult.table(target: target, columns: columns))
+            }
         }
     }
 }

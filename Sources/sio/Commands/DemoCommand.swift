@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SocketIO
+import SocketIOServer
+
+/// `sio demo`: the embedded server and a client, every feature in one short story.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the embedded server on a free port and show the client working against it."
+    )
+
+    @Flag(name: .long, help: "Log the server's connections to standard error.")
+    var verbose = false
+
+    func run() async throws {
+        let story = DemoStory()
+        var logger = Logger(label: "sio.demo") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .info : .critical
+        let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
+        let ticker = DemoApplication.install(on: server, logger: logger)
+        defer { ticker.cancel() }
+        let running: RunningServer
+        do {
+            running = try await server.start(host: "127.0.0.1", port: 0)
+        } catch {
+            story.failure("the embedded server did not start: \(error)")
+            throw ExitCode(1)
+        }
+        story.banner("Switchboard demo — embedded Socket.IO server at \(running.url.absoluteString)")
+        do {
+            try await DemoScenes(story: story, url: running.url).play()
+            story.banner("\nAll done: every step above ran against a real server over loopback.")
+            await running.stop()
+        } catch {
+            story.failure("\(error)")
+            await running.stop()
+            throw ExitCode(1)
+        }
+    }
+}

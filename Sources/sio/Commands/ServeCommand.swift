@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SocketIOServer
+
+/// `sio serve`: the embedded server with the demo namespaces.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the embedded Socket.IO server with the demo namespaces (/, /chat, /ticker).",
+        discussion: """
+        /chat needs the auth payload {"token":"secret"}. Events on / and /chat: echo, ack, binary, \
+        join, leave, room-message, broadcast, server-ack, later, burst, headers, kick. /ticker \
+        broadcasts tick 1, 2, 3, … every 20 ms. A plain WebSocket endpoint echoes text at /ws.
+        """
+    )
+
+    @Option(name: .long, help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port to listen on (0 picks a free one).")
+    var port = 3000
+
+    func run() async throws {
+        try await reportingErrors {
+            var logger = Logger(label: "sio.serve") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = .info
+            let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
+            let ticker = DemoApplication.install(on: server, logger: logger)
+            defer { ticker.cancel() }
+            do {
+                let running = try await server.start(host: host, port: port)
+                FileHandle.standardError.write(Data("sio serve: listening on \(running.url.absoluteString)\n".utf8))
+                try await withTaskCancellationHandler {
+                    try await ServeCommand.waitForTermination()
+                } onCancel: {}
+                await running.stop()
+            } catch let error as SocketIOServerError {
+                throw CLIError("cannot serve on \(host):\(port): \(error)")
+            }
+        }
+    }
+
+    /// Waits for SIGINT or SIGTERM.
+    static func waitForTermination() async throws {
+        let signals = [SIGINT, SIGTERM]
+        for signal in signals { Foundation.signal(signal, SIG_IGN) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = NSLock()
+            nonisolated(unsafe) var done = false
+            let sources = signals.map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+            for source in sources {
+                source.setEventHandler {
+                    resumed.lock()
+                    defer { resumed.unlock() }
+                    guard !done else { return }
+                    done = true
+                    for other in sources { other.cancel() }
+                    continuation.resume()
+                }
+                source.resume()
+            }
+        }
+    }
+}

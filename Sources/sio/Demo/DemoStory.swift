@@ -1,0 +1,58 @@
+import Foundation
+
+/// Prints the demo as a story: a heading per chapter, a line per step, colours when the output
+/// is a terminal (and `NO_COLOR` is not set).
+struct DemoStory: Sendable {
+    let colour: Bool
+
+    init() {
+        colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    func chapter(_ title: String) {
+        say("\n" + paint("▸ " + title, "1;36"))
+    }
+
+    func step(_ text: String) {
+        say("  " + paint("✔", "32") + " " + text)
+    }
+
+    func detail(_ text: String) {
+        say("    " + paint(text, "2"))
+    }
+
+    func failure(_ text: String) {
+        FileHandle.standardError.write(Data(("  " + paint("✘ " + text, "31") + "\n").utf8))
+    }
+
+    func banner(_ text: String) {
+        say(paint(text, "1"))
+    }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        colour ? "\u{1b}[\(code)m\(text)\u{1b}[0m" : text
+    }
+
+    private func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}
+
+/// A demo step that did not happen: the demo stops with this message and exits non-zero.
+struct DemoFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs `body`, failing the demo if it takes longer than `seconds`.
+func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            throw DemoFailure(description: "\(what) did not happen within \(Int(seconds)) s")
+        }
+        defer { group.cancelAll() }
+        guard let result = try await group.next() else { throw DemoFailure(description: what) }
+        return result
+    }
+}
