@@ -130,9 +130,15 @@ public final class Manager: Sendable {
     }
 
     /// Opens the engine session unless one exists (`version`: retry a refused v4 as v3).
-    func openEngine(version: EngineIOVersion? = nil) {
+    /// Returns the session's revision and sid when one is already open.
+    @discardableResult
+    func openEngine(version: EngineIOVersion? = nil) -> (SocketIOVersion, String)? {
+        var alreadyOpen: (SocketIOVersion, String)?
         let engine: Engine? = inner.withLockedValue { inner in
-            guard inner.engine == nil else { return nil }
+            if let existing = inner.engine {
+                if inner.wasOpen, let sid = existing.handshake?.sid { alreadyOpen = (inner.version.socketIOVersion, sid) }
+                return nil
+            }
             let version = version ?? configuration.version.first
             var transports = configuration.transports
             if configuration.rememberUpgrade && inner.lastSessionUpgraded && transports.contains(.websocket) {
@@ -169,6 +175,7 @@ public final class Manager: Sendable {
             logger.debug("opening Engine.IO session", metadata: ["socketio.version": "\(configuration.version)"])
             engine.open()
         }
+        return alreadyOpen
     }
 
     /// Writes a packet on the open session. Returns `false` when there is none.
@@ -202,6 +209,11 @@ public final class Manager: Sendable {
         }
         engine?.close()
         if wasOpen { publish(.close(.ioClientDisconnect)) }
+        // A socket that started connecting meanwhile hears of it rather than waiting forever.
+        if engine != nil {
+            let sockets = inner.withLockedValue { Array($0.sockets.values) }
+            for socket in sockets { socket.engineClosed(.ioClientDisconnect) }
+        }
     }
 
     // MARK: - Engine events
@@ -211,11 +223,12 @@ public final class Manager: Sendable {
         guard current else { return }
         switch event {
         case .opened(let handshake, let transport):
-            let (sockets, version) = inner.withLockedValue { inner in
+            guard let (sockets, version) = inner.withLockedValue({ inner -> ([Socket], EngineIOVersion)? in
+                guard inner.session == session else { return nil }
                 inner.wasOpen = true
                 inner.lastSessionUpgraded = transport == .websocket
                 return (Array(inner.sockets.values), inner.version)
-            }
+            }) else { return }
             logger.info("connected", metadata: [
                 "socketio.sid": "\(handshake.sid)", "socketio.version": "\(version)", "socketio.transport": "\(transport)",
             ])
@@ -230,11 +243,11 @@ public final class Manager: Sendable {
         case .message(let packet):
             receive(packet)
         case .closed(.unsupportedVersion(let tried, let serverSpeaks, let detail)):
-            let retry = inner.withLockedValue { inner -> Bool in
+            guard let retry = inner.withLockedValue({ inner -> Bool? in
+                guard inner.session == session else { return nil }
                 inner.engine = nil
-                guard !inner.wasOpen, configuration.version == .auto, tried == .v4 else { return false }
-                return true
-            }
+                return !inner.wasOpen && configuration.version == .auto && tried == .v4
+            }) else { return }
             logger.debug("the server refused \(tried)", metadata: ["socketio.detail": "\(detail)"])
             if retry {
                 openEngine(version: .v3)
@@ -243,17 +256,22 @@ public final class Manager: Sendable {
             let server = serverSpeaks ?? (tried == .v4 ? .v3 : .v4)
             failSockets(.versionMismatch(client: tried, server: server))
         case .closed(.handshakeRefused(let body)):
-            inner.withLockedValue { $0.engine = nil }
+            guard inner.withLockedValue({ inner -> Bool in
+                guard inner.session == session else { return false }
+                inner.engine = nil
+                return true
+            }) else { return }
             let message = (try? JSONValue(parsing: body))?.stringValue ?? body
             failSockets(.connectError(message: message, data: nil))
         case .closed(let reason):
             logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(reason)"])
-            let (sockets, wasOpen) = inner.withLockedValue { inner in
+            guard let (sockets, wasOpen) = inner.withLockedValue({ inner -> ([Socket], Bool)? in
+                guard inner.session == session else { return nil }
                 defer { inner.wasOpen = false }
                 inner.engine = nil
                 inner.decoder.reset()
                 return (Array(inner.sockets.values), inner.wasOpen)
-            }
+            }) else { return }
             publish(wasOpen ? .close(DisconnectReason(reason)) : .error("\(reason)"))
             for socket in sockets { socket.engineClosed(DisconnectReason(reason)) }
         }

@@ -80,7 +80,11 @@ extension Socket {
         let action = inner.withLockedValue { $0.machine.emit(packet) }
         switch action {
         case .send(let packet):
-            manager.write(packet)
+            guard manager.write(packet) else {
+                // The connection went away before the socket heard: keep it for the next connect.
+                inner.withLockedValue { $0.machine.requeue(packet) }
+                return
+            }
             reportOutgoing([packet])
         case .buffered:
             return

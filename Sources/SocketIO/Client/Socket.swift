@@ -18,7 +18,8 @@ import SocketIOProtocol
 public final class Socket: Sendable {
     /// The namespace, e.g. `/` or `/chat`.
     public let namespace: String
-    unowned let manager: Manager
+    /// Strong: a socket keeps its manager (and so its connection) alive, as in socket.io.
+    let manager: Manager
 
     struct PendingAck: Sendable {
         let continuation: CheckedContinuation<[JSONValue], any Error>
@@ -90,7 +91,8 @@ public final class Socket: Sendable {
             return
         case .openEngine:
             publish(change)
-            manager.openEngine()
+            // The engine may have opened between the check above and now: then connect here.
+            if let (version, sid) = manager.openEngine() { engineOpened(version: version, sid: sid) }
         case .sendConnect:
             publish(change)
             sendConnect()
@@ -103,20 +105,32 @@ public final class Socket: Sendable {
     ///   message and data), ``SocketIOError/connectionFailed(_:)`` when the connection fails.
     public func connect() async throws(SocketIOError) {
         if connected { return }
+        let waiter = inner.withLockedValue { inner -> Int in
+            inner.nextObserverID += 1
+            return inner.nextObserverID
+        }
         do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                inner.withLockedValue { inner in
-                    inner.nextObserverID += 1
-                    inner.connectWaiters[inner.nextObserverID] = continuation
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    inner.withLockedValue { $0.connectWaiters[waiter] = continuation }
+                    if Task.isCancelled { cancelConnectWaiter(waiter) }
+                    startConnecting()
+                    if connected { resumeConnectWaiters(with: nil) }
                 }
-                startConnecting()
-                if connected { resumeConnectWaiters(with: nil) }
+            } onCancel: {
+                self.cancelConnectWaiter(waiter)
             }
         } catch let error as SocketIOError {
             throw error
         } catch {
             throw .connectionFailed("\(error)")
         }
+    }
+
+    /// Stops waiting in `connect()` for a cancelled caller (the connection attempt goes on).
+    private func cancelConnectWaiter(_ id: Int) {
+        let waiter = inner.withLockedValue { $0.connectWaiters.removeValue(forKey: id) }
+        waiter?.resume(throwing: SocketIOError.connectionFailed("cancelled"))
     }
 
     /// Leaves the namespace (`io client disconnect`); pending acks fail, buffered emits are dropped
@@ -177,8 +191,12 @@ public final class Socket: Sendable {
         case .provider:
             Task {
                 do {
-                    send(try await auth.resolve())
+                    let object = try await auth.resolve()
+                    // The app may have disconnected while the provider ran.
+                    guard self.inner.withLockedValue({ $0.machine.status == .connecting }) else { return }
+                    send(object)
                 } catch {
+                    guard self.inner.withLockedValue({ $0.machine.engineFailed() }) else { return }
                     self.connectFailed(.connectionFailed("auth provider failed: \(error)"))
                 }
             }

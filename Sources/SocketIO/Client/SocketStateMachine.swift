@@ -89,19 +89,24 @@ struct SocketStateMachine: Sendable {
         case none
     }
 
+    /// Whether this connection attempt's CONNECT was asked for (so it goes out once).
+    private var connectRequested = false
+
     mutating func connect(engineOpen: Bool) -> ConnectAction {
         switch state {
         case .connecting, .connected:
             return .none
         case .idle, .disconnected:
             state = .connecting(early: [])
+            connectRequested = engineOpen
             return engineOpen ? .sendConnect : .openEngine
         }
     }
 
     /// The engine session opened, speaking `version`.
     mutating func engineOpened(version: SocketIOVersion, sid: String = "") -> ConnectAction {
-        guard case .connecting = state else { return .none }
+        guard case .connecting = state, !connectRequested || engineSID != sid else { return .none }
+        connectRequested = true
         self.version = version
         self.engineSID = sid
         // Socket.IO v4 servers connect `/` on their own; every other case sends CONNECT.
@@ -256,6 +261,11 @@ struct SocketStateMachine: Sendable {
             state = .disconnected(reason)
             return .disconnected(reason, sendDisconnect: false, wasConnected: true)
         }
+    }
+
+    /// Puts back an emit that found no connection to write to (it goes out on the next connect).
+    mutating func requeue(_ packet: SocketPacket) {
+        sendBuffer.append(packet)
     }
 
     /// Removes a buffered emit whose ack timed out, so it is not sent later.

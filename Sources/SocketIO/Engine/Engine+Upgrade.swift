@@ -76,12 +76,15 @@ extension Engine {
     /// Drops the probe and carries on polling (releasing anything held meanwhile).
     private func abandonProbe(why: String) {
         configuration.logger.debug("upgrade abandoned, staying on polling", metadata: ["engineio.why": "\(why)"])
-        let (probe, held, transport) = inner.withLockedValue { inner in
+        let (probe, polling) = inner.withLockedValue { inner in
             defer { inner.probe = nil; inner.probeID = -1; inner.held = [] }
-            return (inner.probe, inner.held, inner.transport)
+            // Released in order, under the lock, before any later send.
+            if !inner.held.isEmpty { inner.transport?.send(inner.held) }
+            return (inner.probe, inner.transport as? PollingTransport)
         }
         probe?.close()
-        if !held.isEmpty { transport?.send(held) }
+        // Polling may already have paused for the switch that is not happening.
+        polling?.resume()
     }
 
     /// Polling is idle: switch to the WebSocket, send `5`, then everything held, in order.
@@ -93,14 +96,16 @@ extension Engine {
             let held = (polling?.takeUnsent() ?? []) + inner.held
             inner.held = []
             inner.transport = probe
+            inner.kind = .websocket
             inner.transportID = id
             inner.probe = nil
             inner.probeID = -1
+            // `5` and the held packets go out under the lock: no later send can overtake them.
+            probe.send([.upgrade] + held)
             return (probe, polling, held)
         }
-        guard let (websocket, polling, held) = switched else { return }
+        guard let (_, polling, held) = switched else { return }
         configuration.logger.debug("upgraded to WebSocket", metadata: ["engineio.held": "\(held.count)"])
-        websocket.send([.upgrade] + held)
         polling?.discard()
         onEvent(.upgraded)
     }

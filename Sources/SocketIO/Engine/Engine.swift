@@ -43,6 +43,8 @@ final class Engine: Sendable {
         var machine: EngineStateMachine
         var upgrade = UpgradeStateMachine()
         var transport: (any EngineTransport)?
+        /// What `transport` is (polling until an upgrade switches it).
+        var kind: EngineTransportKind?
         var transportID = 0
         var probe: WebSocketTransport?
         var probeID = -1
@@ -77,9 +79,7 @@ final class Engine: Sendable {
 
     /// The transport carrying the session now.
     var transportKind: EngineTransportKind? {
-        inner.withLockedValue { inner in
-            inner.transport.map { $0 is WebSocketTransport ? .websocket : .polling }
-        }
+        inner.withLockedValue { $0.kind }
     }
 
     /// Opens the session on the first configured transport.
@@ -94,6 +94,7 @@ final class Engine: Sendable {
                 if inner.machine.state == .closed { return (nil, true) }
                 inner.nextTransportID += 1
                 inner.transportID = inner.nextTransportID
+                inner.kind = kind
                 return (nil, false)
             }
             guard !stale else { return }
@@ -111,6 +112,11 @@ final class Engine: Sendable {
             let closedMeanwhile = inner.withLockedValue { inner -> Bool in
                 if inner.machine.state == .closed || inner.transportID != id { return true }
                 inner.transport = made
+                // Anything sent between the transport's first packet and now was held.
+                if !inner.held.isEmpty {
+                    made.send(inner.held)
+                    inner.held = []
+                }
                 return false
             }
             if closedMeanwhile {
@@ -123,18 +129,19 @@ final class Engine: Sendable {
     /// returns `false`, writing nothing, otherwise.
     @discardableResult
     func send(_ packets: [EnginePacket]) -> Bool {
-        let transport: (any EngineTransport)?? = inner.withLockedValue { inner in
-            guard inner.machine.isOpen else { return .none }
-            if inner.upgrade.holdsPackets {
+        // The write happens under the engine lock (transports only take their own locks and
+        // never call back), so no send can overtake another across a transport switch.
+        let sent = inner.withLockedValue { inner -> Bool in
+            guard inner.machine.isOpen else { return false }
+            if inner.upgrade.holdsPackets || inner.transport == nil {
                 inner.held.append(contentsOf: packets)
-                return .some(nil)
+            } else {
+                inner.transport?.send(packets)
             }
-            return .some(inner.transport)
+            return true
         }
-        guard case .some(let target) = transport else { return false }
-        configuration.logger.trace("sending", metadata: ["engineio.packets": "\(packets)"])
-        target?.send(packets)
-        return true
+        if sent { configuration.logger.trace("sent", metadata: ["engineio.packets": "\(packets)"]) }
+        return sent
     }
 
     /// Closes the session and returns once its connection is closed.

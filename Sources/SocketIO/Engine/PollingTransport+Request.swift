@@ -26,7 +26,8 @@ extension PollingTransport {
             request.headers.add(name: "Content-Type", value: "text/plain;charset=UTF-8")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await options.client.execute(request, timeout: .hours(1))
+        // A GET is held by the server (and cancelled on close); a POST must not hang a close.
+        let response = try await options.client.execute(request, timeout: method == .GET ? .hours(1) : .seconds(60))
         let bytes = try await response.body.collect(upTo: options.maxMessageSize)
         let text = String(buffer: bytes)
         guard response.status == .ok else {

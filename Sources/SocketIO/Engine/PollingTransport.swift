@@ -64,14 +64,33 @@ final class PollingTransport: EngineTransport {
     }
 
     func close() {
-        let (task, finishNow) = state.withLockedValue { state -> (Task<Void, Never>?, Bool) in
+        let (task, finishNow, post) = state.withLockedValue { state -> (Task<Void, Never>?, Bool, Bool) in
             state.closing = true
             let task = state.getTask
             state.getTask = nil
-            return (task, !state.posting && state.outbox.isEmpty)
+            if state.sid == nil || state.finished { state.outbox.removeAll() }
+            // The last packets (a `close`) still go out, even while paused for an upgrade.
+            if !state.posting && !state.outbox.isEmpty {
+                state.posting = true
+                return (task, false, true)
+            }
+            return (task, !state.posting && state.outbox.isEmpty, false)
         }
         task?.cancel()
+        if post { postLoop() }
         if finishNow { finish() }
+    }
+
+    /// Carries on after a pause whose upgrade did not happen.
+    func resume() {
+        let (get, post) = state.withLockedValue { state -> (Bool, Bool) in
+            guard state.paused, !state.closing, !state.finished else { return (false, false) }
+            state.paused = false
+            state.pauseWaiter = nil
+            return (!state.polling, startPostIfIdle(&state))
+        }
+        if get { startPolling() }
+        if post { postLoop() }
     }
 
     func waitUntilClosed() async {
@@ -214,13 +233,13 @@ final class PollingTransport: EngineTransport {
                 guard let (sid, body) = next else { break }
                 do {
                     _ = try await request(method: .POST, sid: sid, body: body)
-                } catch let error as PollingFailure {
-                    state.withLockedValue { $0.posting = false }
-                    reporter.end(error.reason)
-                    break
                 } catch {
-                    state.withLockedValue { $0.posting = false }
-                    reporter.end(.transportError("polling POST failed: \(error)"))
+                    state.withLockedValue { state in
+                        state.posting = false
+                        // Nothing more can be posted: a closing transport finishes anyway.
+                        if state.closing { state.outbox.removeAll() }
+                    }
+                    reporter.end((error as? PollingFailure)?.reason ?? .transportError("polling POST failed: \(error)"))
                     break
                 }
             }

@@ -135,7 +135,8 @@ final class WebSocketTransport: EngineTransport {
         if closeNow {
             channel.close(promise: nil)
         } else if !pending.isEmpty {
-            write(pending, on: channel)
+            // Already on the event loop: written before any drain queued by a later send.
+            writeNow(pending, on: channel)
         }
     }
 
@@ -159,13 +160,6 @@ final class WebSocketTransport: EngineTransport {
             }
             writeNow(batch, on: channel)
         }
-    }
-
-    /// Writes frames on the channel's event loop, in order, with one flush. Frames are written
-    /// only after the upgrade completed (the WebSocket handlers are then in the pipeline), so a
-    /// send made while the handshake is still running waits for the upgrade's completion.
-    private func write(_ packets: [EnginePacket], on channel: any Channel) {
-        channel.eventLoop.execute { [self] in writeNow(packets, on: channel) }
     }
 
     /// Writes frames and flushes once; runs on the channel's event loop.

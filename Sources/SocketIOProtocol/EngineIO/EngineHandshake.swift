@@ -37,6 +37,9 @@ public struct EngineHandshake: Sendable, Hashable {
         guard let timeout = value["pingTimeout"]?.intValue, timeout > 0 else {
             throw .invalidHandshake("missing pingTimeout")
         }
+        // Clamped, so a hostile handshake cannot overflow `pingInterval + pingTimeout`.
+        let limit = 1 << 31
+        guard interval <= limit, timeout <= limit else { throw .invalidHandshake("pingInterval or pingTimeout out of range") }
         let upgrades = value["upgrades"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let maxPayload = value["maxPayload"]?.intValue.flatMap { $0 > 0 ? $0 : nil }
         self.init(sid: sid, upgrades: upgrades, pingInterval: interval, pingTimeout: timeout, maxPayload: maxPayload)
