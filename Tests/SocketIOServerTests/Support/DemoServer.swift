@@ -57,7 +57,11 @@ struct DemoServer: Sendable {
         defer { client.socket.drop() }
         _ = try await client.connect()
         try client.send(#"42["echo","still here"]"#)
-        let echo = try await client.next("the echo")
+        var echo = try await client.next("the echo")
+        while echo == "2" {  // a short heartbeat may ping first
+            try client.send("3")
+            echo = try await client.next("the echo")
+        }
         guard echo == #"42["echo","still here"]"# else { throw UnexpectedMessage(expected: "echo", got: .text(echo)) }
     }
 }

@@ -162,7 +162,12 @@ struct EngineWebSocket: Sendable {
     func connect(_ namespace: String = "/", auth: String = "") async throws -> JSONValue {
         let prefix = namespace == "/" ? "40" : "40\(namespace),"
         try send(prefix + auth)
-        let reply = try await next("the CONNECT reply")
+        var reply = try await next("the CONNECT reply")
+        // A server with a short heartbeat may ping first: answer and keep waiting.
+        while reply == "2" {
+            try send("3")
+            reply = try await next("the CONNECT reply")
+        }
         guard reply.hasPrefix(prefix), let json = try? JSONValue(parsing: String(reply.dropFirst(prefix.count))) else {
             throw UnexpectedMessage(expected: "\(prefix){…}", got: .text(reply))
         }

@@ -13,8 +13,8 @@ struct RecoveryTests {
     func missedEventsArriveExactlyOnceInOrderAfterATransportCut(_ transport: EngineTransportKind) async throws {
         // A short heartbeat: over polling, the server notices a cut connection by ping timeout.
         var serverConfiguration = DemoApplication.configuration
-        serverConfiguration.pingInterval = .seconds(1)
-        serverConfiguration.pingTimeout = .seconds(3)
+        serverConfiguration.pingInterval = .seconds(2)
+        serverConfiguration.pingTimeout = .seconds(8)
         let server = SocketIOServer(configuration: serverConfiguration,
                                     logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         DemoApplication.install(on: server, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }).cancel()
@@ -38,33 +38,33 @@ struct RecoveryTests {
         let news = socket.events(named: "news")
         let echoes = socket.events(named: "echo")
         let clientDisconnects = socket.events(named: "disconnect")
-        try await withTimeout(10, "connect") { try await socket.connect() }
+        try await withTimeout(30, "connect") { try await socket.connect() }
         #expect(!socket.recovered)
         let firstID = socket.id
 
         // One event received, so the client has an offset to resume from.
         try socket.emit("echo", "before")
-        _ = try await echoes.first(1)
+        _ = try await echoes.first(1, within: 30, "the echo")
 
         // An outage: existing connections cut and new ones refused until both sides notice
         // (over polling, a cut between two requests alone is invisible: the next GET simply
         // opens a new TCP connection).
         proxy.refuseNewConnections(true)
         proxy.cutAll()
-        _ = try await disconnects.stream.first(1, within: 20, "the server noticing the cut")
-        let reason = try await clientDisconnects.first(1, within: 20, "the client noticing the cut")
-        #expect(reason.first?.items.first?.stringValue.map { ["transport close", "transport error"].contains($0) } == true,
-                "a cut is a transport-level disconnect")
+        _ = try await disconnects.stream.first(1, within: 30, "the server noticing the cut")
+        let reason = try await clientDisconnects.first(1, within: 30, "the client noticing the cut")
+        #expect(reason.first?.items.first?.stringValue.map { ["transport close", "transport error", "ping timeout"].contains($0) } == true,
+                "a cut is a transport-level (recoverable) disconnect")
 
         proxy.refuseNewConnections(false)
 
         // Emitted while the client is away: the server keeps them for the session.
         for index in 0..<50 { server.namespace("/").emit("news", .number(Double(index))) }
 
-        try await withTimeout(10, "reconnect") { try await socket.connect() }
+        try await withTimeout(30, "reconnect") { try await socket.connect() }
         #expect(socket.recovered, "the server restored the session")
         #expect(socket.id == firstID, "a recovered session keeps its id")
-        let missed = try await news.first(50, within: 10, "the missed events")
+        let missed = try await news.first(50, within: 30, "the missed events")
         #expect(missed.map { $0.items } == (0..<50).map { [JSONValue.number(Double($0))] },
                 "every missed event exactly once, in order, without the offset")
 

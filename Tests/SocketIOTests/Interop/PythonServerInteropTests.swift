@@ -140,13 +140,25 @@ struct PythonServerInteropTests {
         let (manager, socket) = try target.manager(for: server)
         let disconnects = socket.events(named: "disconnect")
         try await target.connect(manager, socket)
-        // The server disconnects us inside the handler, before it could ack: the ack must fail.
-        await #expect(throws: SocketIOError.disconnected(.ioServerDisconnect)) {
+        // python-socketio 4.x over polling loses its `41` when no GET is pending at that moment
+        // (the next GET gets HTTP 500: see peers.md), so there the client can only see a
+        // transport error. Every other row must say `io server disconnect`.
+        let lossy = target.peer == .v3 && target.mode == .polling
+        // The server disconnects us inside the handler, before it could ack: the ack must fail,
+        // typed, never hang.
+        await #expect {
             _ = try await socket.emitWithAck("kick", timeout: .seconds(10))
+        } throws: { error in
+            guard case SocketIOError.disconnected(let reason) = error else { return false }
+            return reason == .ioServerDisconnect || (lossy && reason.isRecoverable)
         }
         let event = try await disconnects.first(1)
-        #expect(event.first?.items == ["io server disconnect"])
-        #expect(socket.status == .disconnected(.ioServerDisconnect))
+        if lossy {
+            #expect(["io server disconnect", "transport error", "transport close"].contains(event.first?.items.first?.stringValue ?? ""))
+        } else {
+            #expect(event.first?.items == ["io server disconnect"])
+            #expect(socket.status == .disconnected(.ioServerDisconnect))
+        }
         await manager.close()
     }
 
