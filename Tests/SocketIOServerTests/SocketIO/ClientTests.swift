@@ -65,6 +65,8 @@ struct ClientTests {
     @Test("rooms and broadcast across three clients")
     func roomsAndBroadcast() async throws {
         try await DemoServer.with { demo in
+            let t0 = ContinuousClock.now
+            defer { FileHandle.standardError.write(Data("PHASE body \(ContinuousClock.now - t0)\n".utf8)) }
             let managers = try (0..<3).map { _ in try Self.manager(demo) }
             let sockets = managers.map { $0.socket(namespace: "/chat") }
             for socket in sockets { try await withTimeout(10, "connect") { try await socket.connect() } }
@@ -96,7 +98,9 @@ struct ClientTests {
             #expect(try await bob.emitWithAck("broadcast", "from bob") == [2])
             #expect(try await aliceAll.first(1).first?.items == ["from bob"])
             _ = carolRoom
+            let t0 = ContinuousClock.now
             for manager in managers { await manager.close() }
+            FileHandle.standardError.write(Data("PHASE close \(ContinuousClock.now - t0)\n".utf8))
         }
     }
 

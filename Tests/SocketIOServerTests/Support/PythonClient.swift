@@ -12,6 +12,7 @@ enum PythonClient {
         let ok: Bool
         let detail: String
         let transport: String
+        let seconds: Double?
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -49,7 +50,7 @@ enum PythonClient {
         }
         let logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("switchboard-client-v5-\(UUID().uuidString.prefix(8)).log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         let process = Process()
         let output = Pipe()

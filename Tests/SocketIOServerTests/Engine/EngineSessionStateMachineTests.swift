@@ -1,0 +1,177 @@
+import Testing
+@testable import SocketIOServer
+
+/// The session rules, event by event, without sockets or clocks.
+@Suite("EngineSessionStateMachine")
+struct EngineSessionStateMachineTests {
+    final class Probe {}
+    typealias Machine = EngineSessionStateMachine<Int, Probe>
+
+    static let timing = EngineTiming(
+        pingInterval: .seconds(25), pingTimeout: .seconds(20), upgradeTimeout: .seconds(10), lingerTimeout: .seconds(20)
+    )
+    static let limits = PollingLimits(maxBufferedBytes: 100, maxFramesPerResponse: 2)
+
+    func polling() -> Machine { Machine(polling: Self.limits, timing: Self.timing) }
+
+    @Test("a GET waits for packets; a send answers it")
+    func longPoll() {
+        var machine = polling()
+        guard case .wait = machine.poll(1) else { Issue.record("expected wait"); return }
+        guard case .respond(1, let frames) = machine.send([.text("4a")]) else { Issue.record("expected respond"); return }
+        #expect(frames == [.text("4a")])
+    }
+
+    @Test("queued packets go out at the next GET, at most maxFramesPerResponse each")
+    func batching() {
+        var machine = polling()
+        guard case .queued = machine.send([.text("4a"), .text("4b"), .text("4c")]) else { Issue.record("expected queued"); return }
+        guard case .respond(let first) = machine.poll(1) else { Issue.record("expected respond"); return }
+        #expect(first == [.text("4a"), .text("4b")])
+        guard case .respond(let second) = machine.poll(2) else { Issue.record("expected respond"); return }
+        #expect(second == [.text("4c")])
+    }
+
+    @Test("a duplicate GET closes the session and releases the first with close")
+    func duplicateGet() {
+        var machine = polling()
+        _ = machine.poll(1)
+        guard case .duplicate(let effects) = machine.poll(2) else { Issue.record("expected duplicate"); return }
+        #expect(effects.release?.waiter == 1)
+        #expect(effects.release?.frames == [.close])
+        #expect(effects.reason == .transportError("overlapping GET requests"))
+        #expect(machine.isClosed)
+        guard case .reject = machine.poll(3) else { Issue.record("expected reject"); return }
+    }
+
+    @Test("a duplicate POST closes the session")
+    func duplicatePost() {
+        var machine = polling()
+        guard case .proceed = machine.beginPost() else { Issue.record("expected proceed"); return }
+        guard case .duplicate = machine.beginPost() else { Issue.record("expected duplicate"); return }
+        #expect(machine.isClosed)
+    }
+
+    @Test("a client that does not poll overflows the buffer and is closed")
+    func overflow() {
+        var machine = polling()
+        guard case .queued = machine.send([.text(String(repeating: "x", count: 90))]) else { Issue.record("queued"); return }
+        guard case .close(let effects) = machine.send([.text(String(repeating: "y", count: 20))]) else {
+            Issue.record("expected close")
+            return
+        }
+        #expect(effects.reason == .transportError("polling buffer full: the client does not poll"))
+    }
+
+    @Test("upgrade: probe answered and the GET released, GETs get noop meanwhile, upgrade flushes the buffer")
+    func upgrade() {
+        var machine = polling()
+        let probe = Probe()
+        _ = machine.poll(1)
+        let timer = machine.upgradeRequested(by: probe)
+        #expect(timer?.kind == .upgrade)
+        #expect(timer?.delay == .seconds(10))
+        guard case .answer(let answered, let release) = machine.probed(by: probe) else { Issue.record("answer"); return }
+        #expect(answered === probe)
+        #expect(release == 1)
+        guard case .respond(let noop) = machine.poll(2) else { Issue.record("expected noop"); return }
+        #expect(noop == [.noop])
+        guard case .queued = machine.send([.text("4late")]) else { Issue.record("expected queued"); return }
+        guard case .upgraded(let socket, let flush, nil) = machine.upgraded(by: probe) else { Issue.record("upgraded"); return }
+        #expect(socket === probe)
+        #expect(flush == [.text("4late")])
+        #expect(machine.isActive(probe))
+        guard case .write(let target, _) = machine.send([.text("4x")]), target === probe else { Issue.record("write"); return }
+        guard case .reject = machine.poll(3) else { Issue.record("expected reject"); return }
+        // The upgrade timer is stale now.
+        guard case .none = machine.timerFired(.upgrade, generation: timer?.generation ?? 0) else { Issue.record("stale"); return }
+    }
+
+    @Test("upgrade timeout and a failing probe both return to polling; a second upgrade is refused while one runs")
+    func upgradeAborted() {
+        var machine = polling()
+        let probe = Probe()
+        let timer = machine.upgradeRequested(by: probe)
+        let refused = machine.upgradeRequested(by: Probe())
+        #expect(refused == nil)
+        guard case .abortUpgrade(let aborted) = machine.timerFired(.upgrade, generation: timer?.generation ?? 0),
+              aborted === probe else { Issue.record("abort"); return }
+        #expect(machine.acceptsPolling)
+        let second = Probe()
+        _ = machine.upgradeRequested(by: second)
+        let failed = machine.probeFailed(second)
+        #expect(failed)
+        #expect(machine.acceptsPolling)
+    }
+
+    @Test("heartbeat: ping after pingInterval, pong re-arms, silence closes with ping timeout")
+    func heartbeat() {
+        var machine = polling()
+        let first = machine.start()
+        #expect(first.delay == .seconds(25))
+        guard case .heartbeat(.sendPing(let deadline)) = machine.timerFired(.heartbeat, generation: first.generation) else {
+            Issue.record("expected ping")
+            return
+        }
+        #expect(deadline.delay == .seconds(20))
+        let next = machine.pong()
+        #expect(next?.delay == .seconds(25))
+        let unasked = machine.pong()  // an unasked pong changes nothing
+        #expect(unasked == nil)
+        guard case .none = machine.timerFired(.heartbeat, generation: deadline.generation) else { Issue.record("stale"); return }
+        guard case .heartbeat(.sendPing(let second)) = machine.timerFired(.heartbeat, generation: next?.generation ?? 0) else {
+            Issue.record("expected ping")
+            return
+        }
+        guard case .heartbeat(.close(let effects)) = machine.timerFired(.heartbeat, generation: second.generation) else {
+            Issue.record("expected close")
+            return
+        }
+        #expect(effects.reason == .pingTimeout)
+    }
+
+    @Test("a server-side close without a GET lingers until the next GET gets the last packets and close")
+    func linger() {
+        var machine = polling()
+        _ = machine.send([.text("41")])
+        let effects = machine.close(.forcedClose)
+        #expect(effects?.linger?.kind == .linger)
+        guard case .respondAndFinish(let frames) = machine.poll(1) else { Issue.record("expected the last packets"); return }
+        #expect(frames == [.text("41"), .close])
+        let again = machine.close(.forcedClose)
+        #expect(again == nil)
+    }
+
+    @Test("the active WebSocket ending closes the session without a goodbye; a server close sends close")
+    func webSocketEnds() {
+        let socket = Probe()
+        var machine = Machine(webSocket: socket, timing: Self.timing)
+        var closing = machine
+        let effects = machine.webSocketEnded(socket, reason: .transportClose)
+        #expect(effects?.webSocket?.socket === socket)
+        #expect(effects?.webSocket?.frames == [])
+        let other = machine.webSocketEnded(Probe(), reason: .transportClose)
+        #expect(other == nil)
+        let forced = closing.close(.serverShuttingDown)
+        #expect(forced?.webSocket?.frames == [.close])
+    }
+}
+
+@Suite("PacketLog")
+struct PacketLogTests {
+    @Test("frames after an offset, in order; unknown or dropped offsets cannot be recovered")
+    func replay() {
+        var log = PacketLog(maxEntries: 3, maxAge: .seconds(10))
+        for (index, offset) in ["a", "b", "c", "d"].enumerated() {
+            log.append(offset: offset, frames: [.text("42[\(index)]")], now: .seconds(index))
+        }
+        #expect(log.frames(after: "a") == nil)  // dropped: at most 3 kept
+        #expect(log.frames(after: "b") == [.text("42[2]"), .text("42[3]")])
+        #expect(log.frames(after: "d") == [])
+        #expect(log.frames(after: "zzz") == nil)
+        // Old entries age out, except the newest.
+        log.append(offset: "e", frames: [.text("42[4]")], now: .seconds(100))
+        #expect(log.entries.map(\.offset) == ["e"])
+        #expect(log.frames(after: "e") == [])
+    }
+}
