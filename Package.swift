@@ -73,6 +73,11 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "SwitchboardTestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "SocketIOProtocolTests",
             dependencies: ["SocketIOProtocol"],
@@ -82,6 +87,7 @@ let package = Package(
             name: "SocketIOServerTests",
             dependencies: [
                 "SocketIOServer",
+                "SwitchboardTestSupport",
                 "SocketIO",
                 "SocketIOProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +99,7 @@ let package = Package(
             name: "SocketIOTests",
             dependencies: [
                 "SocketIO",
+                "SwitchboardTestSupport",
                 "SocketIOProtocol",
                 "SocketIOServer",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import Foundation
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// Bad input ends in a clean error or close, never a crash or a hang, and the server keeps

@@ -1,6 +1,7 @@
 import Foundation
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 @Suite("Upgrade from polling to WebSocket")

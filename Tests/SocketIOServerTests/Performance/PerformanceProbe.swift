@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// Rough numbers for the report, not a benchmark (that is `sio bench`): run with

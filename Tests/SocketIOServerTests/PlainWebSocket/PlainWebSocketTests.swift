@@ -1,5 +1,6 @@
 import Foundation
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 @Suite("Plain WebSocket endpoint")

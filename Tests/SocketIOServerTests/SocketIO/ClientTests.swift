@@ -1,6 +1,7 @@
 import Foundation
 import SocketIO
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// Switchboard's own client (module SocketIO, WebSocket transport) against the server.

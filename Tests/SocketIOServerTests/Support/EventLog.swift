@@ -1,3 +1,4 @@
+import SwitchboardTestSupport
 import Foundation
 import SocketIOServer
 

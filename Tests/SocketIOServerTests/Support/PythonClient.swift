@@ -1,3 +1,4 @@
+import SwitchboardTestSupport
 import Foundation
 
 /// Runs Tests/Peers/client_v5.py (python-socketio 5.x's client, an independent implementation)

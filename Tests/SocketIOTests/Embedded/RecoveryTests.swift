@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// Connection state recovery, end to end: our client against the embedded server, the

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// One row of the interop matrix: which independent server, over which transports.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// Listener, executor and status behaviour, observed against a real server.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// The client against python-socketio's server, an independent implementation run unmodified

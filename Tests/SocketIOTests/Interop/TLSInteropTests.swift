@@ -1,5 +1,6 @@
 import Foundation
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// `https`/`wss` against a server with a self-signed certificate made by the test: it connects

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// The polling → WebSocket upgrade loses, duplicates and reorders nothing while events flow

@@ -1,5 +1,6 @@
 import Foundation
 import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// `.auto` finds the server's revision; a forced revision the server does not speak ends in a

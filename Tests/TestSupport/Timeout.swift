@@ -1,16 +1,16 @@
-import Foundation
-import Testing
+/// Deadlines for tests that wait on real sockets and servers: a step that does not finish in
+/// time fails the test instead of hanging it. A guard against hangs only — no test asserts on
+/// timing.
 
-/// A test step that did not finish in time: the test fails instead of hanging.
-struct TestTimeout: Error, CustomStringConvertible {
-    let what: String
-    let seconds: Double
-    var description: String { "timed out after \(seconds) s: \(what)" }
+/// A test step that did not finish in time.
+public struct TestTimeout: Error, CustomStringConvertible {
+    public let what: String
+    public let seconds: Double
+    public var description: String { "timed out after \(seconds) s: \(what)" }
 }
 
-/// Runs `body`, failing with ``TestTimeout`` if it takes longer than `seconds`. A guard against
-/// hangs only — no test asserts on timing.
-func withTimeout<T: Sendable>(
+/// Runs `body`, failing with ``TestTimeout`` if it takes longer than `seconds`.
+public func withTimeout<T: Sendable>(
     _ seconds: Double = 15,
     _ what: String = "step",
     _ body: @escaping @Sendable () async throws -> T
@@ -29,7 +29,7 @@ func withTimeout<T: Sendable>(
 
 extension AsyncSequence where Self: Sendable, Element: Sendable {
     /// The first `count` elements, or ``TestTimeout``.
-    func first(_ count: Int, within seconds: Double = 15, _ what: String = "events") async throws -> [Element] {
+    public func first(_ count: Int, within seconds: Double = 15, _ what: String = "events") async throws -> [Element] {
         try await withTimeout(seconds, what) {
             var collected: [Element] = []
             for try await element in self {
@@ -41,7 +41,7 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     }
 
     /// The first element matching `predicate`, or ``TestTimeout``.
-    func firstMatch(
+    public func firstMatch(
         within seconds: Double = 15,
         _ what: String = "event",
         where predicate: @escaping @Sendable (Element) -> Bool
