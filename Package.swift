@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SocketIOProtocol", targets: ["SocketIOProtocol"]),
         .library(name: "SocketIO", targets: ["SocketIO"]),
         .library(name: "SocketIOServer", targets: ["SocketIOServer"]),
+        .library(name: "Switchboard", targets: ["Switchboard"]),
         .executable(name: "sio", targets: ["sio"]),
     ],
     dependencies: [
@@ -61,9 +62,32 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "Switchboard",
+            dependencies: [
+                "SocketIO",
+                "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "SharingExample",
+            dependencies: ["SocketIOProtocol"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "sio",
             dependencies: [
+                "Switchboard",
+                "SharingExample",
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
@@ -90,6 +114,21 @@ let package = Package(
                 "SwitchboardTestSupport",
                 "SocketIO",
                 "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SwitchboardTests",
+            dependencies: [
+                "Switchboard",
+                "SharingExample",
+                "SwitchboardTestSupport",
+                "SocketIO",
+                "SocketIOProtocol",
+                "SocketIOServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

@@ -37,6 +37,20 @@ extension Manager {
         public var maxInboundMessageSize: Int = 16 << 20
         /// How many emits a socket holds while not connected; past it `emit` throws.
         public var sendBufferLimit: Int = 10_000
+        /// Reconnect automatically after the transport closes or errs, or the heartbeat stops
+        /// (never after the app's `disconnect()` or the server's `io server disconnect`).
+        public var reconnection = true
+        /// How many reconnection attempts before giving up (`nil`: unlimited, socket.io's default).
+        public var reconnectionAttempts: Int?
+        /// The first reconnection delay (socket.io's `reconnectionDelay`, 1 s).
+        public var reconnectionDelay: Duration = .seconds(1)
+        /// The longest reconnection delay (socket.io's `reconnectionDelayMax`, 5 s).
+        public var reconnectionDelayMax: Duration = .seconds(5)
+        /// How much each delay is randomised, 0...1 (socket.io's `randomizationFactor`, 0.5).
+        public var randomizationFactor: Double = 0.5
+        /// Where the backoff's randomness comes from: a value in `0..<1` per call.
+        /// Inject a fixed source in tests.
+        public var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
         /// Where handlers run; `nil` means a new serial queue per manager.
         public var handlerExecutor: HandlerExecutor?
         /// The clock for timers (heartbeat, timeouts); inject a test clock in tests.

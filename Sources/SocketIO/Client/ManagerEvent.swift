@@ -10,4 +10,12 @@ public enum ManagerEvent: Sendable, Hashable {
     case close(DisconnectReason)
     /// The session could not be opened.
     case error(String)
+    /// A reconnection attempt starts (1 for the first after a loss).
+    case reconnectAttempt(Int)
+    /// A reconnection attempt failed, and why; the next one follows after the backoff delay.
+    case reconnectError(String)
+    /// The manager reconnected after this many attempts.
+    case reconnect(Int)
+    /// `reconnectionAttempts` attempts failed; the manager stopped trying.
+    case reconnectFailed
 }

@@ -1,0 +1,58 @@
+public import Foundation
+public import SocketIOProtocol
+
+/// A live connection as feature code sees it: no sockets, no protocol, just events and requests.
+///
+/// Implementations: Socket.IO (``SocketIODriver``), plain WebSocket (``WebSocketDriver``) and an
+/// in-memory fake for tests (``InMemoryDriver``), all behind one state machine and one offline
+/// command queue. Get one from a ``ConnectionManager`` lease or a ``ConnectionBuilder``.
+///
+/// Operations depend on ``state`` (see ``ConnectionState``): `send` and `request` made while not
+/// connected are queued and run first-in first-out once connected; in `released` every operation
+/// throws ``ConnectionError``.
+public protocol Connection: AnyObject, Sendable {
+    /// The server this connection talks to.
+    var url: URL { get }
+    /// Identifies this connection instance (stable for its whole life).
+    var id: ConnectionID { get }
+    /// The current state.
+    var state: ConnectionState { get }
+    /// The current state, then every change, until the connection is released.
+    func stateChanges() -> AsyncStream<ConnectionState>
+
+    /// Opens the connection (`created` or `disconnected` → `connected`).
+    func connect() async throws
+    /// Closes the connection (→ `disconnected`); queued commands stay queued.
+    func disconnect() async throws
+    /// Sends an event without waiting for a reply; queued while not connected.
+    func send(_ event: String, _ payload: JSONValue) async throws
+    /// Sends an event and waits for the server's reply, at most `timeout` (counted from the call,
+    /// also while queued).
+    func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
+    /// Every payload of `event` the server sends from now on; subscriptions made before the
+    /// connection is up take effect when it is.
+    func events(named event: String) -> AsyncStream<JSONValue>
+}
+
+/// Identifies one ``Connection`` instance.
+public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// The raw number, unique within the process.
+    public let rawValue: UInt64
+
+    /// An identifier with this raw number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public var description: String { "connection-\(rawValue)" }
+}
+
+/// The reply to a ``Connection/request(_:_:timeout:)``: the values the server acknowledged with.
+public struct Response: Sendable, Hashable {
+    /// Every value of the reply, in order (Socket.IO acks may carry several).
+    public var values: [JSONValue]
+
+    /// A reply with these values.
+    public init(values: [JSONValue]) { self.values = values }
+
+    /// The first value, or `.null` for an empty reply.
+    public var value: JSONValue { values.first ?? .null }
+}

@@ -1,0 +1,28 @@
+public import SocketIOProtocol
+
+/// The technology under a ``Connection``: opens a transport, carries events and requests, and
+/// reports when the transport goes away. The connection above it owns the state machine, the
+/// offline queue and the subscriptions; a driver only moves messages.
+///
+/// A driver may be opened again after it closed (reconnection).
+public protocol ConnectionDriver: Sendable {
+    /// Opens the transport and returns once it can carry messages, or throws.
+    ///
+    /// - Parameter onEvent: called for every inbound event and once when the opened transport
+    ///   closes by itself (not after ``close()``); never called under the driver's locks.
+    func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws
+    /// Closes the transport; in-flight requests fail.
+    func close() async
+    /// Sends one event.
+    func send(_ event: String, _ payload: JSONValue) async throws
+    /// Sends one event and waits for its reply, at most `timeout`.
+    func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
+}
+
+/// What a driver reports to its connection.
+public enum DriverEvent: Sendable {
+    /// The server sent `event` with `payload`.
+    case event(String, JSONValue)
+    /// The transport closed without being asked to, and why.
+    case closed(reason: String)
+}
