@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// Connection state recovery, driven with raw packets (socket.io 4.6+'s wire behaviour).

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A clock that moves only when the test says so; sleepers wake when it passes their deadline.
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`.
+public final class ManualClock: Clock, @unchecked Sendable {
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var sleepers: [UUID: Sleeper] = [:]
+    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    public init() {}
+
+    public var now: Instant { lock.withLock { current } }
+    public var minimumResolution: Duration { .zero }
+
+    /// How many tasks are sleeping on the clock.
+    public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let due: Bool = lock.withLock {
+                    if deadline <= current || Task.isCancelled { return true }
+                    sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return false
+                }
+                if !due { wakeWaiters() }
+                if due {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+            }
+        } onCancel: {
+            let sleeper = self.lock.withLock { self.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward, waking every sleeper whose deadline passed.
+    public func advance(by duration: Duration) {
+        let due: [Sleeper] = lock.withLock {
+            current = current.advanced(by: duration)
+            let due = sleepers.filter { $0.value.deadline <= current }
+            for key in due.keys { sleepers.removeValue(forKey: key) }
+            return Array(due.values)
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` tasks sleep on the clock (so a test advances time only after
+    /// the code under test scheduled its timer — no polling, no real sleeps).
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = lock.withLock {
+                if sleepers.count >= count { return true }
+                waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func wakeWaiters() {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+            let count = sleepers.count
+            let ready = waiters.filter { $0.count <= count }.map(\.continuation)
+            waiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+}
