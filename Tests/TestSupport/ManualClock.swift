@@ -20,7 +20,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
     private var current = Instant(offset: .zero)
     private var sleepers: [UUID: Sleeper] = [:]
-    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [(ready: () -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+    private var requested: [Duration] = []
 
     public init() {}
 
@@ -37,6 +39,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
                 let due: Bool = lock.withLock {
                     if deadline <= current || Task.isCancelled { return true }
                     sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    requested.append(current.duration(to: deadline))
                     return false
                 }
                 if !due { wakeWaiters() }
@@ -61,13 +64,33 @@ public final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// Moves time forward WITHOUT waking anyone: what a process sees when it resumes after being
+    /// suspended (its timers have not fired yet, but `now` has moved on).
+    public func jump(by duration: Duration) {
+        lock.withLock { current = current.advanced(by: duration) }
+    }
+
+    /// The durations every sleeper asked for, in the order they started sleeping.
+    public var requestedSleeps: [Duration] { lock.withLock { requested } }
+
     /// Returns once at least `count` tasks sleep on the clock (so a test advances time only after
     /// the code under test scheduled its timer — no polling, no real sleeps).
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitUntil { $0.sleepers.count >= count }
+    }
+
+    /// Returns the `occurrence`-th (1-based) sleep duration requested that satisfies `matching`,
+    /// waiting until it has been requested.
+    public func waitForSleep(_ occurrence: Int, matching: @escaping (Duration) -> Bool) async -> Duration {
+        await waitUntil { $0.requested.filter(matching).count >= occurrence }
+        return lock.withLock { requested.filter(matching)[occurrence - 1] }
+    }
+
+    private func waitUntil(_ condition: @escaping (ManualClock) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = lock.withLock {
-                if sleepers.count >= count { return true }
-                waiters.append((count, continuation))
+                if condition(self) { return true }
+                waiters.append(({ condition(self) }, continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -76,9 +99,12 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     private func wakeWaiters() {
         let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
-            let count = sleepers.count
-            let ready = waiters.filter { $0.count <= count }.map(\.continuation)
-            waiters.removeAll { $0.count <= count }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            waiters.removeAll { waiter in
+                guard waiter.ready() else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
             return ready
         }
         for continuation in ready { continuation.resume() }

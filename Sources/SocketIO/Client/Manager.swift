@@ -24,7 +24,7 @@ public final class Manager: Sendable {
     let executor: HandlerExecutor
     let logger: Logger
 
-    private struct Inner: Sendable {
+    struct Inner: Sendable {
         var engine: Engine?
         var sockets: [String: Socket] = [:]
         var decoder: SocketPacketDecoder
@@ -37,9 +37,12 @@ public final class Manager: Sendable {
         var version: EngineIOVersion
         /// Whether the last session upgraded to WebSocket (for `rememberUpgrade`).
         var lastSessionUpgraded = false
+        /// When to reconnect, and the timer of the delay running now.
+        var reconnection: ReconnectionStateMachine
+        var reconnectTimer: Task<Void, Never>?
     }
 
-    private let inner: NIOLockedValueBox<Inner>
+    let inner: NIOLockedValueBox<Inner>
 
     /// A manager for the server at `url` (`http`, `https`, `ws` or `wss`).
     public init(url: URL, configuration: Configuration = Configuration()) throws(SocketIOError) {
@@ -51,7 +54,20 @@ public final class Manager: Sendable {
         logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
         self.logger = logger
         let version = configuration.version.first
-        self.inner = NIOLockedValueBox(Inner(decoder: SocketPacketDecoder(version: version.socketIOVersion), version: version))
+        let reconnection = ReconnectionStateMachine(
+            enabled: configuration.reconnection,
+            maxAttempts: configuration.reconnectionAttempts,
+            backoff: Backoff(
+                minimum: configuration.reconnectionDelay,
+                maximum: configuration.reconnectionDelayMax,
+                jitter: configuration.randomizationFactor
+            )
+        )
+        self.inner = NIOLockedValueBox(Inner(
+            decoder: SocketPacketDecoder(version: version.socketIOVersion),
+            version: version,
+            reconnection: reconnection
+        ))
     }
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.
@@ -102,7 +118,7 @@ public final class Manager: Sendable {
         return stream
     }
 
-    private func publish(_ event: ManagerEvent) {
+    func publish(_ event: ManagerEvent) {
         let observers = inner.withLockedValue { Array($0.observers.values) }
         for observer in observers { observer.yield(event) }
     }
@@ -139,6 +155,8 @@ public final class Manager: Sendable {
                 if inner.wasOpen, let sid = existing.handshake?.sid { alreadyOpen = (inner.version.socketIOVersion, sid) }
                 return nil
             }
+            // A reconnection delay is running: its attempt opens the session (as socket.io does).
+            if inner.reconnection.isWaiting { return nil }
             let version = version ?? configuration.version.first
             var transports = configuration.transports
             if configuration.rememberUpgrade && inner.lastSessionUpgraded && transports.contains(.websocket) {
@@ -203,10 +221,12 @@ public final class Manager: Sendable {
     /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
     /// so the manager's `close` event is published here.
     private func closeEngine() {
-        let (engine, wasOpen) = inner.withLockedValue { inner in
-            defer { inner.engine = nil; inner.wasOpen = false }
-            return (inner.engine, inner.wasOpen)
+        let (engine, wasOpen, timer) = inner.withLockedValue { inner in
+            defer { inner.engine = nil; inner.wasOpen = false; inner.reconnectTimer = nil }
+            inner.reconnection.stop()
+            return (inner.engine, inner.wasOpen, inner.reconnectTimer)
         }
+        timer?.cancel()
         engine?.close()
         if wasOpen { publish(.close(.ioClientDisconnect)) }
         // A socket that started connecting meanwhile hears of it rather than waiting forever.
@@ -233,6 +253,10 @@ public final class Manager: Sendable {
                 "socketio.sid": "\(handshake.sid)", "socketio.version": "\(version)", "socketio.transport": "\(transport)",
             ])
             publish(.open)
+            if let attempt = inner.withLockedValue({ $0.reconnection.opened() }) {
+                logger.info("reconnected", metadata: ["socketio.attempt": "\(attempt)"])
+                publish(.reconnect(attempt))
+            }
             for socket in sockets { socket.engineOpened(version: version.socketIOVersion, sid: handshake.sid) }
         case .upgraded:
             inner.withLockedValue { $0.lastSessionUpgraded = true }
@@ -259,6 +283,7 @@ public final class Manager: Sendable {
             guard inner.withLockedValue({ inner -> Bool in
                 guard inner.session == session else { return false }
                 inner.engine = nil
+                inner.reconnection.stop()
                 return true
             }) else { return }
             let message = (try? JSONValue(parsing: body))?.stringValue ?? body
@@ -272,8 +297,10 @@ public final class Manager: Sendable {
                 inner.decoder.reset()
                 return (Array(inner.sockets.values), inner.wasOpen)
             }) else { return }
-            publish(wasOpen ? .close(DisconnectReason(reason)) : .error("\(reason)"))
+            let lost = DisconnectReason(reason)
+            publish(wasOpen ? .close(lost) : .error(SocketIOError.connectionFailed(Socket.detail(of: lost)).description))
             for socket in sockets { socket.engineClosed(DisconnectReason(reason)) }
+            reconnectIfWanted(after: reason)
         }
     }
 
@@ -308,11 +335,12 @@ public final class Manager: Sendable {
         }
     }
 
-    /// Tells every connecting socket that the session could not be opened.
+    /// Tells every connecting socket that the session could not be opened (for good: no retry).
     private func failSockets(_ error: SocketIOError) {
         let sockets = inner.withLockedValue { inner in
             inner.decoder.reset()
             inner.wasOpen = false
+            inner.reconnection.stop()
             return Array(inner.sockets.values)
         }
         publish(.error(error.description))

@@ -35,6 +35,10 @@ extension Manager {
         public var defaultAckTimeout: Duration = .seconds(20)
         /// The largest message accepted from the server, in bytes.
         public var maxInboundMessageSize: Int = 16 << 20
+        /// At-least-once `emitWithAck` (socket.io's `retries`): how many times a try that was not
+        /// acknowledged within its timeout (or whose connection dropped) is sent again. Above 0,
+        /// acked emits go out one at a time, in order. 0 (the default) sends each once.
+        public var retries = 0
         /// How many emits a socket holds while not connected; past it `emit` throws.
         public var sendBufferLimit: Int = 10_000
         /// Reconnect automatically after the transport closes or errs, or the heartbeat stops

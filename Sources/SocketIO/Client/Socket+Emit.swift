@@ -33,38 +33,70 @@ extension Socket {
     }
 
     /// Sends an event and waits for the acknowledgement (see ``emitWithAck(_:_:timeout:)``).
+    ///
+    /// With ``Manager/Configuration/retries`` above zero the emit joins the socket's ordered retry
+    /// queue: one emit in flight at a time, each try waits `timeout`, a failed try (timeout or
+    /// lost connection) is sent again — with a new ack id — until acknowledged or `retries`
+    /// extra tries failed; then this throws the last try's error. The server may see an emit
+    /// more than once (at-least-once): give payloads an id and de-duplicate there.
     public func emitWithAck(_ event: String, items: [JSONValue], timeout: Duration? = nil) async throws(SocketIOError) -> [JSONValue] {
         guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
         let timeout = timeout ?? manager.configuration.defaultAckTimeout
-        let id = inner.withLockedValue { $0.machine.makeAckID() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[JSONValue], any Error>) in
-                    inner.withLockedValue { $0.pendingAcks[id] = PendingAck(continuation: continuation, timeout: nil) }
-                    let timer = scheduleAckTimeout(id: id, after: timeout)
-                    let stillPending = inner.withLockedValue { inner in
-                        inner.pendingAcks[id]?.timeout = timer
-                        return inner.pendingAcks[id] != nil
-                    }
-                    if !stillPending { timer.cancel() }
-                    if Task.isCancelled {
-                        failAcks(ids: [id], with: .ackTimeout)
-                        return
-                    }
-                    do throws(SocketIOError) {
-                        try send(.event(event, items, namespace: namespace, id: id), event: event)
-                    } catch {
-                        failAcks(ids: [id], with: error)
-                    }
-                }
-            } onCancel: {
-                self.failAcks(ids: [id], with: .ackTimeout)
+        let retries = manager.configuration.retries
+        // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
+        let started = NIOLockedValueBox<AckWait?>(nil)
+        let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let complete: @Sendable (Result<[JSONValue], SocketIOError>) -> Void = { continuation.resume(returning: $0) }
+                let wait: AckWait = retries > 0
+                    ? .queued(enqueueRetrying(event, items: items, timeout: timeout, retries: retries, complete: complete))
+                    : .ack(sendWithAck(event, items: items, timeout: timeout, complete: complete))
+                started.withLockedValue { $0 = wait }
+                if Task.isCancelled { cancelWait(wait) }
             }
-        } catch let error as SocketIOError {
-            throw error
-        } catch {
-            throw .ackTimeout
+        } onCancel: {
+            if let wait = started.withLockedValue({ $0 }) { self.cancelWait(wait) }
         }
+        return try result.get()
+    }
+
+    /// What an `emitWithAck` caller waits for.
+    enum AckWait: Sendable {
+        case ack(Int)
+        case queued(Int)
+    }
+
+    private func cancelWait(_ wait: AckWait) {
+        switch wait {
+        case .ack(let id):
+            inner.withLockedValue { $0.machine.removeBuffered(ackID: id) }
+            failAcks(ids: [id], with: .ackTimeout)
+        case .queued(let sequence):
+            cancelRetrying(sequence)
+        }
+    }
+
+    /// Sends one event with an ack id; `complete` hears the ack, the timeout, or the disconnect —
+    /// exactly once. Returns the ack id.
+    @discardableResult
+    func sendWithAck(
+        _ event: String, items: [JSONValue], timeout: Duration,
+        complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
+    ) -> Int {
+        let id = inner.withLockedValue { $0.machine.makeAckID() }
+        inner.withLockedValue { $0.pendingAcks[id] = PendingAck(complete: complete, timeout: nil) }
+        let timer = scheduleAckTimeout(id: id, after: timeout)
+        let stillPending = inner.withLockedValue { inner in
+            inner.pendingAcks[id]?.timeout = timer
+            return inner.pendingAcks[id] != nil
+        }
+        if !stillPending { timer.cancel() }
+        do throws(SocketIOError) {
+            try send(.event(event, items, namespace: namespace, id: id), event: event)
+        } catch {
+            failAcks(ids: [id], with: error)
+        }
+        return id
     }
 
     /// Sends an event and decodes the ack's first item as `T`.
@@ -75,7 +107,7 @@ extension Socket {
         return try Self.decode(T.self, from: reply.first ?? .null)
     }
 
-    private func send(_ packet: SocketPacket, event: String) throws(SocketIOError) {
+    func send(_ packet: SocketPacket, event: String) throws(SocketIOError) {
         guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
         let action = inner.withLockedValue { $0.machine.emit(packet) }
         switch action {

@@ -14,6 +14,7 @@ extension Socket {
                 manager.write(flush)
                 reportOutgoing(flush)
             }
+            drainRetryQueue(force: true)
             publish(.connected(id: id))
             dispatch(SocketEvent(name: "connect", items: []), includeAny: false)
             resumeConnectWaiters(with: nil)
@@ -25,11 +26,13 @@ extension Socket {
             let pending = inner.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
             guard let pending else { return } // an ack for an unknown id is ignored, as socket.io does
             pending.timeout?.cancel()
-            pending.continuation.resume(returning: items)
+            pending.complete(.success(items))
         case .disconnected(let reason):
             let ids = inner.withLockedValue { Array($0.pendingAcks.keys) }
             failAcks(ids: ids, with: .disconnected(reason))
             ended(reason, connectFailure: .disconnected(reason))
+            // No automatic reconnection follows the server's disconnect: nothing queued can go.
+            failRetryQueue(with: .disconnected(reason))
             manager.socketBecameInactive()
         }
     }
@@ -74,7 +77,7 @@ extension Socket {
         switch error {
         case .connectError(let message, let data): items = [.string(message), data ?? .null]
         case .invalidURL, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
-             .payloadConversion, .notConnected, .versionMismatch:
+             .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
             items = [.string(error.description)]
         }
         let status = inner.withLockedValue { $0.machine.status }
@@ -116,7 +119,7 @@ extension Socket {
         let pending = inner.withLockedValue { inner in ids.compactMap { inner.pendingAcks.removeValue(forKey: $0) } }
         for ack in pending {
             ack.timeout?.cancel()
-            ack.continuation.resume(throwing: error)
+            ack.complete(.failure(error))
         }
     }
 

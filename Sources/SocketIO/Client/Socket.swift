@@ -22,7 +22,8 @@ public final class Socket: Sendable {
     let manager: Manager
 
     struct PendingAck: Sendable {
-        let continuation: CheckedContinuation<[JSONValue], any Error>
+        /// Called once with the ack's items or the error that ended the wait.
+        let complete: @Sendable (Result<[JSONValue], SocketIOError>) -> Void
         var timeout: Task<Void, Never>?
     }
 
@@ -33,6 +34,9 @@ public final class Socket: Sendable {
         var pendingAcks: [Int: PendingAck] = [:]
         var statusObservers: [Int: AsyncStream<SocketStatus>.Continuation] = [:]
         var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        /// At-least-once emits (`retries` > 0): one in flight, in order.
+        var retryQueue = RetryQueue()
+        var retryCallers: [Int: @Sendable (Result<[JSONValue], SocketIOError>) -> Void] = [:]
         var nextObserverID = 0
     }
 
@@ -45,7 +49,8 @@ public final class Socket: Sendable {
         let machine = SocketStateMachine(
             namespace: namespace,
             version: version,
-            sendBufferLimit: manager.configuration.sendBufferLimit
+            sendBufferLimit: manager.configuration.sendBufferLimit,
+            reconnects: manager.configuration.reconnection
         )
         self.inner = NIOLockedValueBox(Inner(machine: machine, auth: auth))
     }
@@ -140,13 +145,14 @@ public final class Socket: Sendable {
             (inner.machine.disconnect(), inner.machine.drainSendBuffer())
         }
         switch action {
-        case .none:
+        case .none, .attemptFailed:
             failAcks(ids: dropped.compactMap(\.id), with: .disconnected(.ioClientDisconnect))
         case .disconnected(let reason, let sendDisconnect, _):
             if sendDisconnect { manager.write(SocketPacket(kind: .disconnect, namespace: namespace)) }
             failAcks(ids: dropped.compactMap(\.id), with: .disconnected(reason))
             ended(reason, connectFailure: .disconnected(reason))
         }
+        failRetryQueue(with: .disconnected(.ioClientDisconnect))
         manager.socketBecameInactive()
     }
 
@@ -170,7 +176,21 @@ public final class Socket: Sendable {
                 ? .disconnected(reason)
                 : .connectionFailed(Self.detail(of: reason))
             ended(reason, connectFailure: failure)
+        case .attemptFailed(let reason):
+            dispatch(SocketEvent(name: "connect_error", items: [.string(SocketIOError.connectionFailed(Self.detail(of: reason)).description)]), includeAny: false)
         }
+    }
+
+    /// The manager stopped reconnecting (attempts exhausted): callers waiting in `connect()` and
+    /// buffered emits' ack callers hear it; the buffer is kept for a later `connect()`.
+    func reconnectionFailed() {
+        let (wasWaiting, status) = inner.withLockedValue { ($0.machine.reconnectionFailed(), $0.machine.status) }
+        guard wasWaiting else { return }
+        let attempts = manager.configuration.reconnectionAttempts ?? 0
+        publish(status)
+        dispatch(SocketEvent(name: "connect_error", items: [.string(SocketIOError.reconnectFailed(attempts: attempts).description)]), includeAny: false)
+        resumeConnectWaiters(with: .reconnectFailed(attempts: attempts))
+        failRetryQueue(with: .reconnectFailed(attempts: attempts))
     }
 
     private func sendConnect() {

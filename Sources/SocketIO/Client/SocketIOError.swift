@@ -18,6 +18,9 @@ public enum SocketIOError: Error, Sendable, Hashable {
     case notConnected
     /// The server does not speak the Engine.IO revision the client was told to use.
     case versionMismatch(client: EngineIOVersion, server: EngineIOVersion)
+    /// The manager made `attempts` reconnection attempts (its `reconnectionAttempts` limit) and
+    /// stopped; call `connect()` to start again.
+    case reconnectFailed(attempts: Int)
 }
 
 extension SocketIOError: CustomStringConvertible {
@@ -32,6 +35,7 @@ extension SocketIOError: CustomStringConvertible {
         case .reservedEventName(let name): "\"\(name)\" is a reserved event name"
         case .payloadConversion(let why): "payload conversion failed: \(why)"
         case .notConnected: "socket is not connected"
+        case .reconnectFailed(let attempts): "reconnection failed after \(attempts) attempt\(attempts == 1 ? "" : "s")"
         case .versionMismatch(let client, let server):
             "version mismatch: the client speaks \(client) (\(client.socketIOVersion)), the server speaks \(server) (\(server.socketIOVersion)); connect with version .auto or .\(server == .v3 ? "v3" : "v4")"
         }

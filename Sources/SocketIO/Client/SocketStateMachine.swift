@@ -21,6 +21,11 @@ struct SocketStateMachine: Sendable {
     /// The Engine.IO sid of the current session (protocol v4 socket ids derive from it).
     private(set) var engineSID = ""
     let sendBufferLimit: Int
+    /// Whether the manager reconnects on its own after a recoverable loss.
+    let reconnects: Bool
+    /// Lost the connection for a recoverable reason and waits for the manager's reconnection:
+    /// the socket still wants a connection and sends CONNECT when the next session opens.
+    private(set) var awaitingReconnect = false
     private(set) var state: State = .idle
     private(set) var sendBuffer: [SocketPacket] = []
     private var nextAckID = 0
@@ -46,10 +51,11 @@ struct SocketStateMachine: Sendable {
         return fields
     }
 
-    init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int) {
+    init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int, reconnects: Bool = false) {
         self.namespace = namespace
         self.version = version
         self.sendBufferLimit = sendBufferLimit
+        self.reconnects = reconnects
     }
 
     var status: SocketStatus {
@@ -70,7 +76,7 @@ struct SocketStateMachine: Sendable {
     var isActive: Bool {
         switch state {
         case .connecting, .connected: true
-        case .idle, .disconnected: false
+        case .idle, .disconnected: awaitingReconnect
         }
     }
 
@@ -97,6 +103,7 @@ struct SocketStateMachine: Sendable {
         case .connecting, .connected:
             return .none
         case .idle, .disconnected:
+            awaitingReconnect = false
             state = .connecting(early: [])
             connectRequested = engineOpen
             return engineOpen ? .sendConnect : .openEngine
@@ -105,6 +112,11 @@ struct SocketStateMachine: Sendable {
 
     /// The engine session opened, speaking `version`.
     mutating func engineOpened(version: SocketIOVersion, sid: String = "") -> ConnectAction {
+        if awaitingReconnect, case .disconnected = state {
+            awaitingReconnect = false
+            state = .connecting(early: [])
+            connectRequested = false
+        }
         guard case .connecting = state, !connectRequested || engineSID != sid else { return .none }
         connectRequested = true
         self.version = version
@@ -224,11 +236,15 @@ struct SocketStateMachine: Sendable {
     enum DisconnectAction: Equatable {
         /// Tell the server (if connected), report the reason, fail what was pending.
         case disconnected(DisconnectReason, sendDisconnect: Bool, wasConnected: Bool)
+        /// A connection attempt failed and the manager will try again: report `connect_error`,
+        /// keep waiting callers waiting.
+        case attemptFailed(DisconnectReason)
         case none
     }
 
     /// The app disconnects this namespace.
     mutating func disconnect() -> DisconnectAction {
+        awaitingReconnect = false
         switch state {
         case .idle, .disconnected:
             state = .disconnected(.ioClientDisconnect)
@@ -249,17 +265,40 @@ struct SocketStateMachine: Sendable {
         return true
     }
 
-    /// The engine session ended under this socket.
+    /// The engine session ended under this socket. After a recoverable reason, with reconnection
+    /// on, the socket waits for the manager's next session instead of giving up.
     mutating func engineClosed(_ reason: DisconnectReason) -> DisconnectAction {
+        let retry = reconnects && reason.isRecoverable
         switch state {
         case .idle, .disconnected:
             return .none
         case .connecting:
+            if retry {
+                state = .connecting(early: [])
+                connectRequested = false
+                return .attemptFailed(reason)
+            }
             state = .disconnected(reason)
             return .disconnected(reason, sendDisconnect: false, wasConnected: false)
         case .connected:
             state = .disconnected(reason)
+            awaitingReconnect = retry
             return .disconnected(reason, sendDisconnect: false, wasConnected: true)
+        }
+    }
+
+    /// The manager gave up reconnecting: the socket no longer wants a connection. Returns whether
+    /// it was waiting for one (its callers must be told).
+    mutating func reconnectionFailed() -> Bool {
+        switch state {
+        case .connecting:
+            state = .idle
+            return true
+        case .disconnected:
+            defer { awaitingReconnect = false }
+            return awaitingReconnect
+        case .idle, .connected:
+            return false
         }
     }
 

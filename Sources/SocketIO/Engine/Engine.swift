@@ -53,8 +53,9 @@ final class Engine: Sendable {
         var held: [EnginePacket] = []
         /// The transport after the session ended, so a caller can wait for its socket to close.
         var retired: (any EngineTransport)?
-        /// The heartbeat/open timer and the generation it was armed for.
-        var timer: (generation: Int, task: Task<Void, Never>)?
+        /// The heartbeat/open timer, the generation it was armed for, and whether its deadline
+        /// passed (a suspended process wakes with timers that have not fired yet).
+        var timer: (generation: Int, task: Task<Void, Never>, isDue: @Sendable () -> Bool)?
     }
 
     let configuration: Configuration
@@ -129,6 +130,12 @@ final class Engine: Sendable {
     /// returns `false`, writing nothing, otherwise.
     @discardableResult
     func send(_ packets: [EnginePacket]) -> Bool {
+        // A heartbeat deadline that passed while the process was suspended: act on it first
+        // (close with `ping timeout`), so nothing is written into a dead connection and the
+        // caller keeps the packets for the next session (socket.io checks before each emit).
+        if let overdue = inner.withLockedValue({ inner in inner.timer.flatMap { $0.isDue() ? $0.generation : nil } }) {
+            timerFired(generation: overdue)
+        }
         // The write happens under the engine lock (transports only take their own locks and
         // never call back), so no send can overtake another across a transport switch.
         let sent = inner.withLockedValue { inner -> Bool in
@@ -302,6 +309,7 @@ final class Engine: Sendable {
 
     func armTimer(milliseconds: Int, generation: Int) {
         let clock = configuration.clock
+        let isDue = Self.deadline(on: clock, after: .milliseconds(milliseconds))
         let task = Task { [weak self] in
             do {
                 try await clock.sleep(for: .milliseconds(milliseconds))
@@ -315,7 +323,7 @@ final class Engine: Sendable {
         // timer would never fire).
         let cancelled = inner.withLockedValue { inner -> Task<Void, Never>? in
             if let current = inner.timer, current.generation > generation { return task }
-            defer { inner.timer = (generation, task) }
+            defer { inner.timer = (generation, task, isDue) }
             return inner.timer?.task
         }
         cancelled?.cancel()
@@ -324,5 +332,11 @@ final class Engine: Sendable {
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Whether `duration` from now has passed on `clock`, asked later.
+    private static func deadline<C: Clock>(on clock: C, after duration: C.Duration) -> @Sendable () -> Bool {
+        let deadline = clock.now.advanced(by: duration)
+        return { clock.now >= deadline }
     }
 }

@@ -27,7 +27,7 @@ struct EmitCommand: AsyncParsableCommand {
         try await reportingErrors {
             let values = try items.map(CLIJSON.item)
             let (manager, socket) = try connection.makeSocket()
-            try await connection.connect(socket)
+            try await connection.connect(socket, manager: manager)
             defer { _ = manager }
             do {
                 if ack {

@@ -20,10 +20,14 @@ struct ListenCommand: AsyncParsableCommand {
             let (manager, socket) = try connection.makeSocket()
             let events = socket.allEvents()
             let status = socket.statusChanges
-            try await connection.connect(socket)
+            try await connection.connect(socket, manager: manager)
             let ended = Task {
                 for await change in status {
-                    if case .disconnected(let reason) = change { return reason }
+                    // A lost connection comes back on its own (reconnection); only the server's
+                    // or our own disconnect ends the command.
+                    guard case .disconnected(let reason) = change else { continue }
+                    if !reason.isRecoverable { return reason }
+                    FileHandle.standardError.write(Data("disconnected (\(reason)); reconnecting…\n".utf8))
                 }
                 return DisconnectReason.ioClientDisconnect
             }

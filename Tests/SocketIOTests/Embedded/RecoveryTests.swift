@@ -26,19 +26,13 @@ struct RecoveryTests {
         let running = try await server.start(host: "127.0.0.1", port: 0)
         let proxy = try await FaultProxy.start(upstreamPort: running.port)
 
-        var configuration = Manager.Configuration()
-        configuration.transports = [transport]
-        configuration.connectTimeout = .seconds(10)
-        if ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_LOG"] == "1" {
-            var logger = Logger(label: "test.client") { StreamLogHandler.standardError(label: $0) }
-            logger.logLevel = .trace
-            configuration.logger = logger
-        }
+        let configuration = Manager.Configuration.quickReconnect(transport: transport)
         let manager = try Manager(url: URL(string: proxy.url)!, configuration: configuration)
         let socket = manager.socket()
         let news = socket.events(named: "news")
         let echoes = socket.events(named: "echo")
         let clientDisconnects = socket.events(named: "disconnect")
+        let connects = socket.events(named: "connect")
         try await withTimeout(30, "connect") { try await socket.connect() }
         #expect(!socket.recovered)
         let firstID = socket.id
@@ -57,16 +51,17 @@ struct RecoveryTests {
         #expect(reason.first?.items.first?.stringValue.map { ["transport close", "transport error", "ping timeout"].contains($0) } == true,
                 "a cut is a transport-level (recoverable) disconnect")
 
+        // Emitted while the client is away (it keeps trying; the proxy refuses): the server
+        // keeps them for the session.
+        for index in 0..<500 { server.namespace("/").emit("news", .number(Double(index))) }
         proxy.refuseNewConnections(false)
 
-        // Emitted while the client is away: the server keeps them for the session.
-        for index in 0..<50 { server.namespace("/").emit("news", .number(Double(index))) }
-
-        try await withTimeout(30, "reconnect") { try await socket.connect() }
+        // The client reconnects by itself.
+        _ = try await connects.first(2, within: 30, "the first connect, then the reconnect")
         #expect(socket.recovered, "the server restored the session")
         #expect(socket.id == firstID, "a recovered session keeps its id")
-        let missed = try await news.first(50, within: 30, "the missed events")
-        #expect(missed.map { $0.items } == (0..<50).map { [JSONValue.number(Double($0))] },
+        let missed = try await news.first(500, within: 30, "the missed events")
+        #expect(missed.map { $0.items } == (0..<500).map { [JSONValue.number(Double($0))] },
                 "every missed event exactly once, in order, without the offset")
 
         // Exactly once: a marker sent after the replay is the very next news event.
@@ -77,5 +72,39 @@ struct RecoveryTests {
         await manager.close()
         await proxy.stop()
         await running.stop()
+    }
+
+    @Test func afterTheServersWindowTheSessionIsNewAndTheAppIsTold() async throws {
+        let clock = ManualClock()
+        let window = Duration.seconds(7)
+        let harness = try await EmbeddedHarness.start {
+            $0.clock = clock
+            $0.recovery = ConnectionStateRecovery(maxDisconnectionDuration: window)
+        }
+        let proxy = try await FaultProxy.start(upstreamPort: harness.port)
+        let manager = try Manager(url: URL(string: proxy.url)!, configuration: .quickReconnect())
+        let socket = manager.socket()
+        let echoes = socket.events(named: "echo")
+        let connects = socket.events(named: "connect")
+        let disconnects = socket.events(named: "disconnect")
+        try await withTimeout(20, "connect") { try await socket.connect() }
+        let firstID = socket.id
+        try socket.emit("echo", "before")
+        _ = try await echoes.first(1, within: 20, "the echo (an offset to resume from)")
+
+        proxy.refuseNewConnections(true)
+        proxy.cutAll()
+        _ = try await disconnects.first(1, within: 20, "the cut")
+        // The server keeps the session for `window` on its (test) clock, then forgets it.
+        _ = try await withTimeout(20, "the server's expiry timer") { await clock.waitForSleep(1) { $0 == window } }
+        clock.advance(by: window + .seconds(1))
+        proxy.refuseNewConnections(false)
+
+        _ = try await connects.first(2, within: 30, "the reconnect")
+        #expect(!socket.recovered, "too late: the app is told the session is new and must resynchronise")
+        #expect(socket.id != firstID)
+        await manager.close()
+        await proxy.stop()
+        await harness.stop()
     }
 }

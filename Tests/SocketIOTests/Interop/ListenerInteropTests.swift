@@ -90,6 +90,8 @@ struct ListenerInteropTests {
         // Port 9 (discard) is closed on loopback: the connection is refused at once.
         var configuration = Manager.Configuration()
         configuration.connectTimeout = .seconds(5)
+        // One attempt: with reconnection on, `connect()` waits across attempts (see ReconnectionTests).
+        configuration.reconnection = false
         let manager = try Manager(url: URL(string: "http://127.0.0.1:9")!, configuration: configuration)
         let socket = manager.socket()
         await #expect {

@@ -3,11 +3,18 @@ import NIOCore
 import NIOPosix
 
 /// A TCP proxy on loopback that forwards bytes to a server and, on command, cuts every
-/// connection or refuses new ones — real transport failures for the client under test.
+/// connection, stalls the open ones (no bytes either way, sockets left open), delays every byte,
+/// or refuses new connections — real transport failures for the client under test.
 final class FaultProxy: Sendable {
     let port: Int
     private let server: any Channel
-    private let state = NIOLockedValueBox<(connections: [ObjectIdentifier: any Channel], refusing: Bool)>(([:], false))
+    private struct State {
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var links: [ObjectIdentifier: LinkControl] = [:]
+        var refusing = false
+        var delay: TimeAmount = .zero
+    }
+    private let state = NIOLockedValueBox(State())
 
     /// Starts forwarding `127.0.0.1:<port>` to `127.0.0.1:<upstreamPort>`.
     static func start(upstreamPort: Int) async throws -> FaultProxy {
@@ -44,15 +51,38 @@ final class FaultProxy: Sendable {
         state.withLockedValue { $0.refusing = refusing }
     }
 
+    /// Every connection open now stops carrying bytes, both ways, but stays open (a dead Wi-Fi,
+    /// a NAT that forgot the flow). New connections are not affected.
+    func stallAll() {
+        let links = state.withLockedValue { Array($0.links.values) }
+        for link in links { link.stall() }
+    }
+
+    /// Every byte, on open and new connections, is forwarded `delay` later (order kept).
+    func delay(_ delay: Duration) {
+        let amount = TimeAmount.nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let links = state.withLockedValue { state in
+            state.delay = amount
+            return Array(state.links.values)
+        }
+        for link in links { link.setDelay(amount) }
+    }
+
     func stop() async {
         cutAll()
         try? await server.close()
     }
 
     private func accept(_ inbound: any Channel, upstreamPort: Int) -> EventLoopFuture<Void> {
-        let refusing = state.withLockedValue { $0.refusing }
+        let (refusing, delay) = state.withLockedValue { ($0.refusing, $0.delay) }
         guard !refusing else { return inbound.close() }
         track(inbound)
+        let link = LinkControl(delay: delay)
+        let linkID = ObjectIdentifier(inbound)
+        state.withLockedValue { $0.links[linkID] = link }
+        inbound.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.links.removeValue(forKey: linkID) }
+        }
         return ClientBootstrap(group: inbound.eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .connect(host: "127.0.0.1", port: upstreamPort)
@@ -60,7 +90,7 @@ final class FaultProxy: Sendable {
                 self.track(outbound)
                 // Both channels live on the same event loop, so the pipelines are changed in place.
                 return inbound.eventLoop.makeCompletedFuture {
-                    let (toServer, toClient) = GlueHandler.pair()
+                    let (toServer, toClient) = GlueHandler.pair(link)
                     try inbound.pipeline.syncOperations.addHandler(toServer)
                     try outbound.pipeline.syncOperations.addHandler(toClient)
                 }.flatMap {
@@ -81,8 +111,22 @@ final class FaultProxy: Sendable {
     }
 }
 
+/// What one proxied connection does with its bytes now: forward (after a delay) or nothing.
+private final class LinkControl: Sendable {
+    private let mode: NIOLockedValueBox<(stalled: Bool, delay: TimeAmount)>
+
+    init(delay: TimeAmount) {
+        mode = NIOLockedValueBox((false, delay))
+    }
+
+    func stall() { mode.withLockedValue { $0.stalled = true } }
+    func setDelay(_ delay: TimeAmount) { mode.withLockedValue { $0.delay = delay } }
+    var current: (stalled: Bool, delay: TimeAmount) { mode.withLockedValue { $0 } }
+}
+
 /// Forwards reads from one channel as writes to its partner, with back-pressure, and closes
-/// the partner when either side closes (swift-nio's classic proxy glue).
+/// the partner when either side closes (swift-nio's classic proxy glue), obeying its link's
+/// stall and delay.
 private final class GlueHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -91,10 +135,15 @@ private final class GlueHandler: ChannelDuplexHandler {
     private var partner: GlueHandler?
     private var context: ChannelHandlerContext?
     private var pendingRead = false
+    private let link: LinkControl
 
-    static func pair() -> (GlueHandler, GlueHandler) {
-        let first = GlueHandler()
-        let second = GlueHandler()
+    private init(link: LinkControl) {
+        self.link = link
+    }
+
+    static func pair(_ link: LinkControl) -> (GlueHandler, GlueHandler) {
+        let first = GlueHandler(link: link)
+        let second = GlueHandler(link: link)
         first.partner = second
         second.partner = first
         return (first, second)
@@ -118,11 +167,25 @@ private final class GlueHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner?.partnerWrite(data)
+        let (stalled, delay) = link.current
+        if stalled { return }
+        guard delay > .zero else {
+            partner?.partnerWrite(data)
+            return
+        }
+        // Deadlines only grow, so delayed writes keep their order.
+        let partner = self.partner
+        context.eventLoop.assumeIsolated().scheduleTask(in: delay) { partner?.partnerWrite(data) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        partner?.partnerClose()
+        let (stalled, delay) = link.current
+        guard delay > .zero, !stalled else {
+            partner?.partnerClose()
+            return
+        }
+        let partner = self.partner
+        context.eventLoop.assumeIsolated().scheduleTask(in: delay) { partner?.partnerClose() }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -1,0 +1,56 @@
+import Logging
+import NIOConcurrencyHelpers
+
+extension Manager {
+    /// After a session closed or failed to open without the app asking: start, continue or give
+    /// up the reconnection loop (socket.io's backoff; see ``Backoff``).
+    func reconnectIfWanted(after reason: EngineCloseReason) {
+        let random = configuration.jitter()
+        let (action, sockets) = inner.withLockedValue { inner in
+            let wanted = inner.sockets.values.contains { $0.isActive }
+            return (inner.reconnection.connectionLost(wantsConnection: wanted, random: random), Array(inner.sockets.values))
+        }
+        switch action {
+        case .none:
+            return
+        case .schedule(let delay, let attempt):
+            logger.debug("reconnecting", metadata: ["socketio.attempt": "\(attempt)", "socketio.delay": "\(delay)"])
+            scheduleAttempt(attempt, after: delay)
+        case .retry(let failed, let delay, let attempt):
+            logger.debug("reconnection attempt failed", metadata: ["socketio.attempt": "\(failed)", "socketio.reason": "\(reason)"])
+            publish(.reconnectError("\(reason)"))
+            scheduleAttempt(attempt, after: delay)
+        case .giveUp(let failed):
+            if failed != nil { publish(.reconnectError("\(reason)")) }
+            logger.warning("reconnection failed: attempts exhausted", metadata: ["socketio.attempts": "\(configuration.reconnectionAttempts ?? 0)"])
+            publish(.reconnectFailed)
+            for socket in sockets { socket.reconnectionFailed() }
+        }
+    }
+
+    private func scheduleAttempt(_ attempt: Int, after delay: Duration) {
+        let clock = configuration.clock
+        let timer = Task { [weak self] in
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            self?.delayElapsed(attempt: attempt)
+        }
+        let stale = inner.withLockedValue { inner -> Task<Void, Never>? in
+            // The app may have stopped the loop while the timer was being made.
+            guard inner.reconnection.state == .waiting(attempt: attempt) else { return timer }
+            inner.reconnectTimer = timer
+            return nil
+        }
+        stale?.cancel()
+    }
+
+    private func delayElapsed(attempt: Int) {
+        guard inner.withLockedValue({ $0.reconnection.delayElapsed(attempt: attempt) }) else { return }
+        publish(.reconnectAttempt(attempt))
+        logger.debug("reconnection attempt", metadata: ["socketio.attempt": "\(attempt)"])
+        openEngine()
+    }
+}

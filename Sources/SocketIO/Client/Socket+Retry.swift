@@ -1,0 +1,69 @@
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+extension Socket {
+    /// Queues an at-least-once emit and starts it if it is first; returns its sequence number.
+    func enqueueRetrying(
+        _ event: String, items: [JSONValue], timeout: Duration, retries: Int,
+        complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
+    ) -> Int {
+        let sequence = inner.withLockedValue { inner in
+            let sequence = inner.retryQueue.enqueue(event: event, items: items, timeout: timeout, retries: retries)
+            inner.retryCallers[sequence] = complete
+            return sequence
+        }
+        drainRetryQueue(force: false)
+        return sequence
+    }
+
+    /// Sends the head of the retry queue if it may go now.
+    func drainRetryQueue(force: Bool) {
+        let action = inner.withLockedValue { $0.retryQueue.drain(connected: $0.machine.isConnected, force: force) }
+        perform(action)
+    }
+
+    private func perform(_ action: RetryQueue.Action) {
+        switch action {
+        case .none:
+            return
+        case .send(let entry):
+            let (sequence, tries) = (entry.sequence, entry.tries)
+            sendWithAck(entry.event, items: entry.items, timeout: entry.timeout) { [weak self] result in
+                self?.retryTryEnded(sequence: sequence, tries: tries, result: result)
+            }
+        case .finish(let sequence, let result):
+            let caller = inner.withLockedValue { $0.retryCallers.removeValue(forKey: sequence) }
+            caller?(result)
+            drainRetryQueue(force: false)
+        }
+    }
+
+    private func retryTryEnded(sequence: Int, tries: Int, result: Result<[JSONValue], SocketIOError>) {
+        let action = inner.withLockedValue { $0.retryQueue.tryEnded(sequence: sequence, tries: tries, result: result) }
+        switch action {
+        case .none:
+            // A failed try that has tries left goes again at once while connected; otherwise
+            // after the next CONNECT reply.
+            drainRetryQueue(force: false)
+        case .send, .finish:
+            perform(action)
+        }
+    }
+
+    /// The caller of `sequence` stopped waiting: take it out and tell it.
+    func cancelRetrying(_ sequence: Int) {
+        let (wasHead, caller) = inner.withLockedValue { inner in
+            (inner.retryQueue.remove(sequence: sequence), inner.retryCallers.removeValue(forKey: sequence))
+        }
+        caller?(.failure(.ackTimeout))
+        if wasHead { drainRetryQueue(force: false) }
+    }
+
+    /// The app disconnected for good: every queued emit's caller hears it.
+    func failRetryQueue(with error: SocketIOError) {
+        let callers = inner.withLockedValue { inner in
+            inner.retryQueue.removeAll().compactMap { inner.retryCallers.removeValue(forKey: $0) }
+        }
+        for caller in callers { caller(.failure(error)) }
+    }
+}
