@@ -18,24 +18,22 @@ struct DemoCommand: AsyncParsableCommand {
         let story = DemoStory()
         var logger = Logger(label: "sio.demo") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .info : .critical
-        let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
-        let ticker = DemoApplication.install(on: server, logger: logger)
-        defer { ticker.cancel() }
-        let running: RunningServer
+        let host = DemoServerHost(logger: logger)
+        let url: URL
         do {
-            running = try await server.start(host: "127.0.0.1", port: 0)
+            url = try await host.start()
         } catch {
             story.failure("the embedded server did not start: \(error)")
             throw ExitCode(1)
         }
-        story.banner("Switchboard demo — embedded Socket.IO server at \(running.url.absoluteString)")
+        story.banner("Switchboard demo — embedded Socket.IO server at \(url.absoluteString)")
         do {
-            try await DemoScenes(story: story, url: running.url).play()
+            try await DemoScenes(story: story, url: url, host: host).play()
             story.banner("\nAll done: every step above ran against a real server over loopback.")
-            await running.stop()
+            await host.stop()
         } catch {
             story.failure("\(error)")
-            await running.stop()
+            await host.stop()
             throw ExitCode(1)
         }
     }

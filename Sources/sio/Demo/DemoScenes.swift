@@ -5,6 +5,8 @@ import SocketIO
 struct DemoScenes: Sendable {
     let story: DemoStory
     let url: URL
+    /// The embedded server, which the reconnection scene restarts.
+    let host: DemoServerHost
 
     func play() async throws {
         let (manager, chat) = try await connectWithAuth()
@@ -13,6 +15,7 @@ struct DemoScenes: Sendable {
         try await rooms(chat)
         try await forcedDisconnect(manager, chat)
         await manager.close()
+        try await reconnection()
     }
 
     func makeManager() throws -> Manager {
