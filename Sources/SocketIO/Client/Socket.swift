@@ -106,8 +106,15 @@ public final class Socket: Sendable {
 
     /// Connects the namespace and waits until the server accepts it.
     ///
+    /// With reconnection on (the default) this waits across attempts, as socket.io's client does:
+    /// each failed attempt is a `connect_error` event and the manager retries with backoff.
+    ///
     /// - Throws: ``SocketIOError/connectError(message:data:)`` when the server refuses (its
-    ///   message and data), ``SocketIOError/connectionFailed(_:)`` when the connection fails.
+    ///   message and data); ``SocketIOError/reconnectFailed(attempts:)`` when
+    ///   `reconnectionAttempts` ran out; ``SocketIOError/versionMismatch(client:server:)``;
+    ///   ``SocketIOError/disconnected(_:)`` when the app disconnects meanwhile;
+    ///   ``SocketIOError/connectionFailed(_:)`` when the attempt fails and reconnection is off, or
+    ///   the calling task is cancelled.
     public func connect() async throws(SocketIOError) {
         if connected { return }
         let waiter = inner.withLockedValue { inner -> Int in
