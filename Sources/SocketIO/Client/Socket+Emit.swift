@@ -17,6 +17,21 @@ extension Socket {
         try send(.event(event, items, namespace: namespace), event: event)
     }
 
+    /// Sends an event only if it can go out now (socket.io's `volatile` flag): while the socket
+    /// is not connected it is dropped, never buffered — for data that is stale by the time a
+    /// connection comes back (positions, typing indicators).
+    ///
+    /// - Returns: whether the event was written; `false` means it was dropped.
+    @discardableResult
+    public func emitVolatile(_ event: String, _ items: JSONValue...) throws(SocketIOError) -> Bool {
+        guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
+        guard connected else { return false }
+        let packet = SocketPacket.event(event, items, namespace: namespace)
+        guard manager.write(packet) else { return false }
+        reportOutgoing([packet])
+        return true
+    }
+
     /// Sends an event whose single item is `value` encoded as JSON (`Data` fields become binary
     /// attachments).
     public func emit<T: Encodable>(_ event: String, encoding value: T) throws(SocketIOError) {

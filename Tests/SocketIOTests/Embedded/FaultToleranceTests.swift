@@ -237,4 +237,29 @@ struct FaultToleranceTests {
         await manager.close()
         await harness.stop()
     }
+
+    @Test func volatileEmitsAreDroppedWhileDisconnectedAndTheCallerIsTold() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let proxy = try await FaultProxy.start(upstreamPort: harness.port)
+        let manager = try Manager(url: URL(string: proxy.url)!, configuration: .quickReconnect())
+        let socket = manager.socket()
+        let connects = socket.events(named: "connect")
+        let disconnects = socket.events(named: "disconnect")
+        try await withTimeout(20, "connect") { try await socket.connect() }
+        #expect(try socket.emitVolatile("seq", 1) == true)
+        try await harness.waitForSeq(1)
+
+        proxy.refuseNewConnections(true)
+        proxy.cutAll()
+        _ = try await disconnects.first(1, within: 20, "the cut")
+        #expect(try socket.emitVolatile("seq", 2) == false, "dropped, and the caller knows")
+        try socket.emit("seq", 3)  // an ordinary emit waits in the buffer
+        proxy.refuseNewConnections(false)
+        _ = try await connects.first(2, within: 20, "the reconnect")
+        try await harness.waitForSeq(2)
+        #expect(harness.seq == [1, 3], "the volatile emit was not sent later")
+        await manager.close()
+        await proxy.stop()
+        await harness.stop()
+    }
 }
