@@ -23,13 +23,14 @@ package enum InteractiveCommand: Sendable, Hashable {
     /// The help text, one line per command, then the keys.
     package static func help(ackTimeout: String) -> [String] {
         [
-            #"emit EVENT [JSON …]   send an event; each JSON value is one argument: emit chat "hi" {"to": "all"}"#,
-            "ack EVENT [JSON …]    send an event and print its acknowledgement (waits up to \(ackTimeout); ctrl-C stops waiting)",
-            "status                connected?, socket id, transport, Engine.IO version, recovered",
+            "emit EVENT [JSON …]   send an event; each JSON value is one argument",
+            "ack EVENT [JSON …]    send an event, print the ack (waits up to \(ackTimeout); ctrl-C stops)",
+            "status                connection, socket id, transport, Engine.IO version, recovered",
             "connect, disconnect   join or leave the namespace again",
             "help                  this list",
             "quit, exit            leave (ctrl-D on an empty line too)",
-            "keys: ←/→ ctrl-A/E home/end move · ctrl-U/K/W delete · ↑/↓ history · ctrl-C drops the line · ctrl-L clears",
+            #"example: emit chat "hi there" {"to": "all", "n": [1, 2]}"#,
+            "keys: ←/→ home/end ctrl-A/E · ctrl-U/K/W delete · ↑/↓ history · ctrl-C drops the line",
         ]
     }
 }
