@@ -37,7 +37,7 @@ final class ConsoleWriter: Sendable {
     }
 
     func print(lines: [String]) {
-        let text = lines.map(Self.sanitized).joined(separator: "\n") + "\n"
+        let text = lines.map(TerminalText.sanitized).joined(separator: "\n") + "\n"
         state.withLockedValue { state in
             guard interactive, let input = state.input else { return Self.writeOut(text) }
             Self.writeOut("\r\u{1B}[K" + text + render(input))
@@ -104,21 +104,6 @@ final class ConsoleWriter: Sendable {
         let line = PromptLine(prompt: prompt, buffer: input.buffer, cursor: input.cursor, columns: Terminal.columns)
         let column = line.cursorColumn > 0 ? "\u{1B}[\(line.cursorColumn)C" : ""
         return "\r" + line.text + "\u{1B}[K\r" + column
-    }
-
-    /// Control characters (escape sequences a server could send in an event name or a string)
-    /// shown as `\u{…}` instead of reaching the terminal.
-    static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 
     private static func writeOut(_ text: String) {

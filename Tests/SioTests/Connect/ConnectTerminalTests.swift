@@ -94,6 +94,11 @@ import Testing
             try await pane.type("X")
             try await session.waitForPrompt(#"emit echo "partXial"#)
 
+            // Escape sequences from the server are shown, not obeyed (this one would clear the screen).
+            session.server.namespace("/").emit("evil\u{1B}[2J", "\u{9B}31m")
+            try await session.waitForLine(#"← evil\u{1b}[2J ["\u{9b}31m"]"#)
+            try await session.waitForPrompt(#"emit echo "partXial"#)
+
             // A burst: every line whole, in order, and the prompt intact at the bottom.
             let namespace = session.server.namespace("/")
             for index in 0..<300 { namespace.emit("tick", .number(Double(index))) }
