@@ -83,9 +83,15 @@ let package = Package(
             dependencies: ["SocketIOProtocol"],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "SioInteractive",
+            dependencies: ["SocketIOProtocol"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "sio",
             dependencies: [
+                "SioInteractive",
                 "Switchboard",
                 "SharingExample",
                 "SocketIO",
@@ -131,6 +137,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SioTests",
+            dependencies: [
+                "SioInteractive",
+                "SwitchboardTestSupport",
+                "SocketIOProtocol",
+                "SocketIOServer",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),

@@ -5,7 +5,7 @@ struct SIO: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sio",
         abstract: "Switchboard's Socket.IO command-line tool.",
-        discussion: "Try a Socket.IO server by hand: emit an event, or listen to what it sends.",
-        subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, BenchCommand.self]
+        discussion: "Try a Socket.IO server by hand: emit an event, listen to what it sends, or connect for an interactive session.",
+        subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, ConnectCommand.self, BenchCommand.self]
     )
 }
