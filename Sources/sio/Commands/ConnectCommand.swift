@@ -37,7 +37,7 @@ struct ConnectCommand: AsyncParsableCommand {
             guard ackTimeout > 0 else { throw CLIError("--ack-timeout must be positive") }
             let (manager, socket) = try connection.makeSocket()
             let incoming = IncomingEvents(socket)  // before connecting: the first events are not missed
-            try await connection.connect(socket)
+            try await connection.connect(socket, manager: manager)
             // Raw mode only now: a failure to connect leaves the terminal untouched.
             let interactive = Terminal.isInteractive && Terminal.enableRawMode()
             let console = ConsoleWriter(interactive: interactive)
