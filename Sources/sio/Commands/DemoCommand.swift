@@ -31,6 +31,7 @@ struct DemoCommand: AsyncParsableCommand {
         story.banner("Switchboard demo — embedded Socket.IO server at \(running.url.absoluteString)")
         do {
             try await DemoScenes(story: story, url: running.url).play()
+            try await PlatformScene(story: story).play()
             story.banner("\nAll done: every step above ran against a real server over loopback.")
             await running.stop()
         } catch {
