@@ -65,6 +65,15 @@ public final class DriverConnection: Connection {
         self.inner = NIOLockedValueBox(Inner(queue: CommandQueue(limit: configuration.maxQueuedCommands)))
     }
 
+    deinit {
+        // Dropped without a release: close what the driver may still hold open.
+        guard case .released = inner.withLockedValue({ $0.machine.state }) else {
+            let driver = self.driver
+            Task { await driver.close() }
+            return
+        }
+    }
+
     public var state: ConnectionState {
         inner.withLockedValue { $0.machine.connectionState }
     }

@@ -113,13 +113,14 @@ public final class ConnectionKeeper: Sendable {
         await scan(.manual)
     }
 
-    /// A lease was taken or given back: scan soon.
+    /// A lease was taken or given back: scan soon (one scan for a burst of changes).
     func leaseChanged() {
-        guard state.withLockedValue({ $0.machine.loop != .stopped }) else { return }
+        guard state.withLockedValue({ $0.machine.requestScan() }) else { return }
         Task { await self.scan(.leaseChanged) }
     }
 
     func scan(_ trigger: KeeperStateMachine.Trigger) async {
+        state.withLockedValue { $0.machine.scanStarting(trigger) }
         let snapshots = pool.snapshots()
         await withTaskGroup(of: Void.self) { group in
             for snapshot in snapshots {
@@ -162,7 +163,7 @@ public final class ConnectionKeeper: Sendable {
         let finish = state.withLockedValue { $0.machine.finish(id) }
         switch finish {
         case .done: return
-        case .rescan: Task { await self.scan(.leaseChanged) }
+        case .rescan: leaseChanged()
         }
     }
 

@@ -21,6 +21,29 @@ struct KeeperStateMachine: Sendable {
     private(set) var loop = Loop.idle
     private(set) var busy: Set<ConnectionID> = []
     private var dirty: Set<ConnectionID> = []
+    /// A lease-change scan is asked for and has not started yet: more changes join it.
+    private(set) var scanRequested = false
+
+    /// A lease changed: whether to start a scan (not when one is already waiting to start, so a
+    /// burst of lease changes makes one scan; never once stopped).
+    mutating func requestScan() -> Bool {
+        switch loop {
+        case .stopped:
+            return false
+        case .idle, .running:
+            guard !scanRequested else { return false }
+            scanRequested = true
+            return true
+        }
+    }
+
+    /// A scan starts (before it looks at the pool): later lease changes need a new one.
+    mutating func scanStarting(_ trigger: Trigger) {
+        switch trigger {
+        case .leaseChanged: scanRequested = false
+        case .interval, .manual: break
+        }
+    }
 
     /// `start()`: whether to start the interval loop (only from `idle`; a stopped keeper stays stopped).
     mutating func start() -> Bool {

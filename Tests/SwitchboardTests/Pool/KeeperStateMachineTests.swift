@@ -33,6 +33,22 @@ struct KeeperStateMachineTests {
         #expect(again == .evaluate)
     }
 
+    @Test func aBurstOfLeaseChangesMakesOneScanUntilItStarts() {
+        var machine = KeeperStateMachine()
+        let burst = [machine.requestScan(), machine.requestScan(), machine.requestScan()]
+        #expect(burst == [true, false, false])
+        machine.scanStarting(.interval)
+        let afterInterval = machine.requestScan()
+        #expect(!afterInterval, "an interval scan does not take the lease change's place")
+        machine.scanStarting(.leaseChanged)
+        let afterStart = machine.requestScan()
+        #expect(afterStart, "a change after the scan looked needs a new scan")
+        _ = machine.stop()
+        machine.scanStarting(.leaseChanged)
+        let stopped = machine.requestScan()
+        #expect(!stopped)
+    }
+
     @Test(arguments: [KeeperStateMachine.Trigger.leaseChanged, .manual])
     func aLeaseChangeWhileBusyRescansWhenTheActionEnds(_ trigger: KeeperStateMachine.Trigger) {
         var machine = KeeperStateMachine()
