@@ -46,6 +46,8 @@ public final class DriverConnection: Connection {
     /// ``ConnectionManager`` so the keeper does).
     ///
     /// - Parameters:
+    ///   - configuration: what the connection is for (its URL, queue limit, default request timeout).
+    ///   - driver: the technology that moves the messages.
     ///   - clock: measures request deadlines; inject a test clock in tests.
     ///   - logger: where the connection logs state changes (silent by default).
     public init(
