@@ -53,11 +53,17 @@ extension ConnectionError: CustomStringConvertible {
 
 /// The operations of a ``Connection`` a state may allow or refuse.
 public enum ConnectionOperation: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// ``Connection/connect()``.
     case connect
+    /// ``Connection/disconnect()``.
     case disconnect
+    /// ``Connection/release()``.
     case release
+    /// ``Connection/send(_:_:)``.
     case send
+    /// ``Connection/request(_:_:timeout:)``.
     case request
+    /// ``Connection/events(named:)``.
     case subscribe
 
     public var description: String { rawValue }

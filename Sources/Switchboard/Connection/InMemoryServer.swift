@@ -22,12 +22,17 @@ public final class InMemoryServer: Sendable {
     public struct Message: Sendable, Hashable, CustomStringConvertible {
         /// How it was sent.
         public enum Kind: String, Sendable, Hashable {
+            /// ``Connection/send(_:_:)``.
             case send
+            /// ``Connection/request(_:_:timeout:)``.
             case request
         }
 
+        /// Whether it was a send or a request.
         public let kind: Kind
+        /// The event name.
         public let event: String
+        /// The payload.
         public let payload: JSONValue
 
         /// A message as the server records it.
