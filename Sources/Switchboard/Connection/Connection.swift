@@ -24,6 +24,10 @@ public protocol Connection: AnyObject, Sendable {
     func connect() async throws
     /// Closes the connection (→ `disconnected`); queued commands stay queued.
     func disconnect() async throws
+    /// Ends the connection for good (`disconnected` → `released`; from any other state it throws
+    /// ``ConnectionError/illegalTransition(from:to:)``). Every queued command fails with
+    /// ``ConnectionError/released``. Pooled connections are released by the ``ConnectionKeeper``.
+    func release() async throws
     /// Sends an event without waiting for a reply; queued while not connected.
     func send(_ event: String, _ payload: JSONValue) async throws
     /// Sends an event and waits for the server's reply, at most `timeout` (counted from the call,
@@ -55,4 +59,13 @@ public struct Response: Sendable, Hashable {
 
     /// The first value, or `.null` for an empty reply.
     public var value: JSONValue { values.first ?? .null }
+}
+
+extension Connection {
+    /// Sends an event and waits for the reply, at most the configuration's `requestTimeout`
+    /// (20 s for connections that are not a ``DriverConnection``).
+    public func request(_ event: String, _ payload: JSONValue = .null) async throws -> Response {
+        let timeout = (self as? DriverConnection)?.configuration.requestTimeout ?? .seconds(20)
+        return try await request(event, payload, timeout: timeout)
+    }
 }

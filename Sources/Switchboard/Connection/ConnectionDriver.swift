@@ -4,14 +4,17 @@ public import SocketIOProtocol
 /// reports when the transport goes away. The connection above it owns the state machine, the
 /// offline queue and the subscriptions; a driver only moves messages.
 ///
-/// A driver may be opened again after it closed (reconnection).
+/// A driver may be opened again after it closed (reconnection). Its connection never runs two
+/// opens or closes at once: each starts after the previous one returned. `open` may be cancelled
+/// (the app gave up connecting): it then throws or returns, and a `close()` follows.
 public protocol ConnectionDriver: Sendable {
     /// Opens the transport and returns once it can carry messages, or throws.
     ///
     /// - Parameter onEvent: called for every inbound event and once when the opened transport
     ///   closes by itself (not after ``close()``); never called under the driver's locks.
     func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws
-    /// Closes the transport; in-flight requests fail.
+    /// Closes the transport; in-flight requests fail. Also called when the transport is already
+    /// closed (then it only frees what is left).
     func close() async
     /// Sends one event.
     func send(_ event: String, _ payload: JSONValue) async throws

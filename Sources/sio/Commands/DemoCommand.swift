@@ -29,6 +29,7 @@ struct DemoCommand: AsyncParsableCommand {
         story.banner("Switchboard demo — embedded Socket.IO server at \(url.absoluteString)")
         do {
             try await DemoScenes(story: story, url: url, host: host).play()
+            try await PlatformScene(story: story).play()
             story.banner("\nAll done: every step above ran against a real server over loopback.")
             await host.stop()
         } catch {

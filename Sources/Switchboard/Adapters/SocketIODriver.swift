@@ -1,0 +1,149 @@
+public import Logging
+import NIOConcurrencyHelpers
+import SocketIO
+public import SocketIOProtocol
+
+/// The Socket.IO technology under a ``DriverConnection``: one `Manager` and one `Socket` (the
+/// configuration's namespace) of the Socket.IO client. The only place, with
+/// ``ConnectionFactory/socketIO``, that imports `SocketIO`.
+///
+/// - Automatic reconnection in the client is off: the ``ConnectionKeeper`` reconnects pooled
+///   connections, so a dropped transport is reported as ``DriverEvent/closed(reason:)`` and
+///   left closed.
+/// - Events: one catch-all listener; an event's arguments become its payload (one argument →
+///   that value, several → `.array`, none → `.null`). Server events that ask for an ack get none.
+/// - `send(event, payload)` emits one argument, `payload`; `request` is `emitWithAck`, and the
+///   reply's items are the ``Response``'s values.
+public final class SocketIODriver: ConnectionDriver {
+    let manager: Manager
+    let socket: Socket
+
+    private struct State: Sendable {
+        /// Where events go while open; `nil` once closed (so a close is reported once, and our
+        /// own close not at all).
+        var onEvent: (@Sendable (DriverEvent) -> Void)?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// A driver for `configuration` (nothing opens until ``open(onEvent:)``).
+    ///
+    /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a URL the client cannot use.
+    public init(
+        configuration: ConnectionConfiguration,
+        logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(ConnectionError) {
+        var options = Manager.Configuration()
+        options.path = configuration.path
+        options.extraHeaders = configuration.headers.map { ($0.name, $0.value) }
+        switch configuration.transport {
+        case .pollingThenWebSocket:
+            options.transports = [.polling, .websocket]
+            options.upgrade = true
+        case .webSocketOnly:
+            options.transports = [.websocket]
+        case .pollingOnly:
+            options.transports = [.polling]
+            options.upgrade = false
+        }
+        options.connectTimeout = configuration.connectTimeout
+        options.defaultAckTimeout = configuration.requestTimeout
+        options.reconnection = false
+        options.logger = logger
+        do {
+            manager = try Manager(url: configuration.url, configuration: options)
+        } catch {
+            throw .invalidConfiguration(error.description)
+        }
+        socket = manager.socket(namespace: configuration.namespace, auth: Self.socketAuth(configuration.auth))
+        socket.onAny { [weak self] event in
+            self?.report(.event(event.name, Self.payload(of: event.items)))
+        }
+        socket.on("disconnect") { [weak self] event in
+            self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")
+        }
+    }
+
+    static func socketAuth(_ auth: ConnectionAuth) -> SocketAuth {
+        switch auth {
+        case .none: .none
+        case .static(let object): .static(object)
+        case .provider(_, let provider): .provider(provider)
+        }
+    }
+
+    /// An event's arguments as one payload.
+    static func payload(of items: [JSONValue]) -> JSONValue {
+        switch items.count {
+        case 0: .null
+        case 1: items[0]
+        default: .array(items)
+        }
+    }
+
+    public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
+        state.withLockedValue { $0.onEvent = onEvent }
+        do {
+            try await socket.connect()
+        } catch {
+            state.withLockedValue { $0.onEvent = nil }
+            throw ConnectionError.connectFailed(error.description)
+        }
+    }
+
+    public func close() async {
+        state.withLockedValue { $0.onEvent = nil }
+        await manager.close()
+    }
+
+    public func send(_ event: String, _ payload: JSONValue) async throws {
+        do {
+            try socket.emit(event, payload)
+        } catch {
+            throw ConnectionError.driverFailed(error.description)
+        }
+    }
+
+    public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
+        do {
+            return Response(values: try await socket.emitWithAck(event, payload, timeout: timeout))
+        } catch .ackTimeout {
+            throw ConnectionError.timedOut(event: event, after: timeout)
+        } catch .disconnected(let reason) {
+            throw ConnectionError.connectionLost(reason.description)
+        } catch {
+            throw ConnectionError.driverFailed(error.description)
+        }
+    }
+
+    private func report(_ event: DriverEvent) {
+        let onEvent = state.withLockedValue { $0.onEvent }
+        onEvent?(event)
+    }
+
+    /// The socket left its namespace. Our own close is not reported (it cleared `onEvent`, and
+    /// its reason is `io client disconnect`); neither is a late report once connected again.
+    private func disconnected(reason: String) {
+        guard reason != DisconnectReason.ioClientDisconnect.description, !socket.connected else { return }
+        let onEvent = state.withLockedValue { state in
+            defer { state.onEvent = nil }
+            return state.onEvent
+        }
+        onEvent?(.closed(reason: reason))
+    }
+}
+
+extension ConnectionFactory where Self == DriverConnectionFactory {
+    /// Socket.IO connections with the default clock and no logging.
+    public static var socketIO: DriverConnectionFactory { socketIO() }
+
+    /// Socket.IO connections; `clock` measures request deadlines, `logger` gets the client's logs.
+    public static func socketIO(
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> DriverConnectionFactory {
+        DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
+            try SocketIODriver(configuration: configuration, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import DequeModule
+
+/// The offline queue: commands made while a connection is not up, kept in the order they were
+/// made and run first-in first-out once it is.
+///
+/// A value type with no I/O: the owner keeps it under its lock. Removal by id (a timed-out or
+/// cancelled command) is O(1): the id is forgotten and skipped when it reaches the front.
+/// Bounded: past ``limit`` commands ``enqueue(_:id:)`` refuses with
+/// ``ConnectionError/queueFull(limit:)``, so the caller hears of it and nothing is dropped silently.
+struct CommandQueue<Command: Sendable>: Sendable {
+    /// The most commands the queue holds.
+    let limit: Int
+    private var order: Deque<UInt64> = []
+    private var live: [UInt64: Command] = [:]
+
+    init(limit: Int) {
+        self.limit = max(limit, 0)
+    }
+
+    /// How many commands wait.
+    var count: Int { live.count }
+    var isEmpty: Bool { live.isEmpty }
+
+    /// Whether the command `id` waits in the queue.
+    func contains(_ id: UInt64) -> Bool { live[id] != nil }
+
+    /// Appends `command` under `id` (ids are the caller's and unique).
+    mutating func enqueue(_ command: Command, id: UInt64) throws(ConnectionError) {
+        guard live.count < limit else { throw .queueFull(limit: limit) }
+        live[id] = command
+        order.append(id)
+    }
+
+    /// The oldest command still waiting, removed from the queue.
+    mutating func popFirst() -> (id: UInt64, command: Command)? {
+        while let id = order.popFirst() {
+            if let command = live.removeValue(forKey: id) { return (id, command) }
+        }
+        return nil
+    }
+
+    /// Takes `id` out of the queue (it timed out or its caller went away); `nil` if not queued.
+    mutating func remove(_ id: UInt64) -> Command? {
+        guard let command = live.removeValue(forKey: id) else { return nil }
+        if live.isEmpty { order.removeAll() }
+        return command
+    }
+
+    /// Every waiting command, oldest first; the queue is empty afterwards.
+    mutating func removeAll() -> [(id: UInt64, command: Command)] {
+        var drained: [(id: UInt64, command: Command)] = []
+        drained.reserveCapacity(live.count)
+        while let next = popFirst() { drained.append(next) }
+        order.removeAll()
+        return drained
+    }
+}

@@ -1,0 +1,96 @@
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+extension DriverConnection {
+    public func disconnect() async throws {
+        let result = transition { inner -> Result<Disconnecting, ConnectionError> in
+            do throws(ConnectionError) {
+                switch try inner.machine.disconnect() {
+                case .none:
+                    return .success(Disconnecting(waiters: [], requests: [], close: nil))
+                case .close(let abandoned):
+                    let waiters = abandoned.map { inner.takeConnectWaiters(for: $0) } ?? []
+                    if let open = inner.openTask, open.attempt == abandoned { open.task.cancel() }
+                    inner.openTask = nil
+                    return .success(Disconnecting(waiters: waiters, requests: inner.takeInFlightRequests(), close: chainClose(&inner)))
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        let disconnecting = try result.get()
+        for waiter in disconnecting.waiters {
+            waiter.resume(throwing: ConnectionError.connectFailed("disconnected before the connection opened"))
+        }
+        for request in disconnecting.requests {
+            request.fail(.connectionLost("the app disconnected"))
+        }
+        await disconnecting.close?.value
+    }
+
+    /// Releases the connection for good: only from `disconnected`. Every queued command fails
+    /// with ``ConnectionError/released``; every event and state sequence ends.
+    public func release() async throws {
+        let result = transition { inner -> Result<Releasing, ConnectionError> in
+            do throws(ConnectionError) {
+                try inner.machine.release()
+            } catch {
+                return .failure(error)
+            }
+            let queued = inner.drainQueue()
+            let requests = Array(inner.requests.values)
+            inner.requests = [:]
+            let streams = Array(inner.subscribers.values.flatMap(\.values))
+            let observers = Array(inner.stateObservers.values)
+            let queueObservers = Array(inner.queueObservers.values)
+            inner.subscribers = [:]
+            inner.stateObservers = [:]
+            inner.queueObservers = [:]
+            return .success(Releasing(
+                queued: queued, requests: requests, streams: streams, observers: observers,
+                queueObservers: queueObservers, close: chainClose(&inner)
+            ))
+        }
+        let releasing = try result.get()
+        for command in releasing.queued {
+            if case .send(_, _, let continuation) = command { continuation.resume(throwing: ConnectionError.released) }
+        }
+        for request in releasing.requests { request.fail(.released) }
+        for stream in releasing.streams { stream.finish() }
+        for observer in releasing.observers {
+            observer.yield(.released)  // taken out of the observers before `transition` could tell them
+            observer.finish()
+        }
+        for observer in releasing.queueObservers { observer.finish() }
+        logger.debug("released", metadata: ["switchboard.failedCommands": "\(releasing.queued.count)"])
+        await releasing.close?.value
+    }
+
+    /// Closes the driver after every earlier driver operation finished.
+    private func chainClose(_ inner: inout Inner) -> Task<Void, Never> {
+        let previous = inner.driverTail
+        let driver = self.driver
+        let task = Task {
+            await previous?.value
+            await driver.close()
+        }
+        inner.driverTail = task
+        return task
+    }
+
+    private struct Disconnecting {
+        var waiters: [CheckedContinuation<Void, any Error>]
+        var requests: [PendingRequest]
+        var close: Task<Void, Never>?
+    }
+
+    private struct Releasing {
+        var queued: [QueuedCommand]
+        var requests: [PendingRequest]
+        var streams: [AsyncStream<JSONValue>.Continuation]
+        var observers: [AsyncStream<ConnectionState>.Continuation]
+        var queueObservers: [AsyncStream<Int>.Continuation]
+        var close: Task<Void, Never>?
+    }
+}

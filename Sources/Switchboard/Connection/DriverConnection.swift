@@ -1,0 +1,220 @@
+public import Foundation
+public import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+/// The one ``Connection`` implementation: the state machine, the offline command queue, the
+/// subscriptions and the request deadlines, over a ``ConnectionDriver`` that only moves messages
+/// (Socket.IO, plain WebSocket, or ``InMemoryDriver``).
+///
+/// ```swift
+/// let connection = DriverConnection(
+///     configuration: ConnectionConfiguration(url: url),
+///     driver: InMemoryDriver(server: server)
+/// )
+/// let news = connection.events(named: "news")   // takes effect once connected
+/// Task { try await connection.send("hello", "world") }  // queued until connected
+/// try await connection.connect()
+/// ```
+///
+/// Behaviour worth knowing:
+/// - `send` returns once the driver accepted the event; while not connected it waits in the
+///   queue (first in, first out) and returns when it was sent, or throws (``ConnectionError/released``,
+///   ``ConnectionError/cancelled``). To fire and forget, call it in a `Task`.
+/// - `request` deadlines count from the call, queued time included.
+/// - Queued commands run one at a time in order; a queued request holds the commands behind it
+///   until it is answered (or times out), so the server sees them in exactly the order they were made.
+/// - When the transport drops, requests already handed to the driver fail with
+///   ``ConnectionError/connectionLost(_:)`` (their reply can no longer arrive) and are not resent;
+///   sends the driver accepted are not resent either. Queued commands stay queued.
+/// - Releasing fails every queued command with ``ConnectionError/released`` and ends every
+///   event and state sequence.
+///
+/// Every method is safe from any task. Nothing runs under the connection's lock except state
+/// bookkeeping and yields to async sequences; driver calls run after it is released.
+public final class DriverConnection: Connection {
+    public let url: URL
+    public let id: ConnectionID
+    /// What the connection was made for.
+    public let configuration: ConnectionConfiguration
+    let driver: any ConnectionDriver
+    let clock: any Clock<Duration>
+    let logger: Logger
+    let inner: NIOLockedValueBox<Inner>
+
+    /// A connection over `driver`, in state `created` (call ``connect()``, or lease it from a
+    /// ``ConnectionManager`` so the keeper does).
+    ///
+    /// - Parameters:
+    ///   - configuration: what the connection is for (its URL, queue limit, default request timeout).
+    ///   - driver: the technology that moves the messages.
+    ///   - clock: measures request deadlines; inject a test clock in tests.
+    ///   - logger: where the connection logs state changes (silent by default).
+    public init(
+        configuration: ConnectionConfiguration,
+        driver: any ConnectionDriver,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "switchboard.connection", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.url = configuration.url
+        self.id = .next()
+        self.configuration = configuration
+        self.driver = driver
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "switchboard.connection"] = "\(id)"
+        self.logger = logger
+        self.inner = NIOLockedValueBox(Inner(queue: CommandQueue(limit: configuration.maxQueuedCommands)))
+    }
+
+    deinit {
+        // Dropped without a release: close what the driver may still hold open.
+        guard case .released = inner.withLockedValue({ $0.machine.state }) else {
+            let driver = self.driver
+            Task { await driver.close() }
+            return
+        }
+    }
+
+    public var state: ConnectionState {
+        inner.withLockedValue { $0.machine.connectionState }
+    }
+
+    /// How many commands wait in the offline queue.
+    public var queuedCommandCount: Int {
+        inner.withLockedValue { $0.queue.count }
+    }
+
+    /// How many commands wait in the offline queue: now, then after every change, until the
+    /// connection is released (for an "3 messages waiting" indicator).
+    public func queuedCommandCounts() -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let id = inner.withLockedValue { inner -> UInt64? in
+            continuation.yield(inner.queue.count)
+            if case .released = inner.machine.state { return nil }
+            let id = inner.makeID()
+            inner.queueObservers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.inner.withLockedValue { $0.queueObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Runs `body` under the lock and tells state observers if the public state changed (under
+    /// the lock, so they see changes in order; yielding runs no user code).
+    func transition<T>(_ body: (inout Inner) -> T) -> T {
+        let (result, change) = inner.withLockedValue { inner -> (T, (ConnectionState, ConnectionState)?) in
+            let before = inner.machine.connectionState
+            let result = body(&inner)
+            let after = inner.machine.connectionState
+            guard before != after else { return (result, nil) }
+            for observer in inner.stateObservers.values { observer.yield(after) }
+            return (result, (before, after))
+        }
+        if let (before, after) = change {
+            logger.debug("state \(before) → \(after)")
+        }
+        return result
+    }
+
+    // MARK: - Connecting
+
+    public func connect() async throws {
+        let waiter = inner.withLockedValue { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let result = transition { inner -> Result<ConnectionStateMachine.ConnectAction, ConnectionError> in
+                    do throws(ConnectionError) {
+                        let action = try inner.machine.connect()
+                        switch action {
+                        case .open(let attempt), .join(let attempt):
+                            inner.connectWaiters[waiter] = (attempt, continuation)
+                        }
+                        return .success(action)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                switch result {
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                case .success(.open(let attempt)):
+                    startOpen(attempt)
+                case .success(.join):
+                    break
+                }
+                if Task.isCancelled { cancelConnectWaiter(waiter) }
+            }
+        } onCancel: {
+            self.cancelConnectWaiter(waiter)
+        }
+    }
+
+    /// A cancelled `connect()` caller stops waiting; the attempt goes on for the others.
+    private func cancelConnectWaiter(_ waiter: UInt64) {
+        let entry = inner.withLockedValue { $0.connectWaiters.removeValue(forKey: waiter) }
+        entry?.continuation.resume(throwing: ConnectionError.cancelled)
+    }
+
+    /// Opens the driver after every earlier driver operation finished.
+    private func startOpen(_ attempt: ConnectionStateMachine.Attempt) {
+        inner.withLockedValue { inner in
+            let previous = inner.driverTail
+            let task = Task {
+                await previous?.value
+                await self.runOpen(attempt)
+            }
+            inner.driverTail = task
+            inner.openTask = (attempt, task)
+        }
+    }
+
+    private func runOpen(_ attempt: ConnectionStateMachine.Attempt) async {
+        do {
+            // Given up before it started (the app disconnected meanwhile): do not open at all.
+            try Task.checkCancellation()
+            try await driver.open { [weak self] event in
+                self?.driverEvent(event, attempt: attempt)
+            }
+            openFinished(attempt, error: nil)
+        } catch {
+            openFinished(attempt, error: error)
+        }
+    }
+
+    private func openFinished(_ attempt: ConnectionStateMachine.Attempt, error: (any Error)?) {
+        let (waiters, flush) = transition { inner -> ([CheckedContinuation<Void, any Error>], Bool) in
+            if inner.openTask?.attempt == attempt { inner.openTask = nil }
+            let action = error == nil ? inner.machine.openSucceeded(attempt) : inner.machine.openFailed(attempt)
+            switch action {
+            case .stale:
+                return ([], false)
+            case .moved:
+                return (inner.takeConnectWaiters(for: attempt), error == nil && inner.claimFlush())
+            }
+        }
+        if let error {
+            let failure = Self.connectError(error)
+            logger.debug("connecting failed", metadata: ["switchboard.error": "\(failure)"])
+            for waiter in waiters { waiter.resume(throwing: failure) }
+        } else {
+            logger.debug("connected", metadata: ["switchboard.attempt": "\(attempt.number)"])
+            for waiter in waiters { waiter.resume() }
+        }
+        if flush { startFlush() }
+    }
+
+    static func connectError(_ error: any Error) -> ConnectionError {
+        switch error {
+        case let error as ConnectionError: error
+        case is CancellationError: .cancelled
+        default: .connectFailed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import NIOConcurrencyHelpers
+public import SocketIOProtocol
+
+/// A ``ConnectionDriver`` whose server is an ``InMemoryServer``: the fake behind tests and
+/// previews, with the same connection, queue and state machine as the real technologies.
+///
+/// ```swift
+/// let server = InMemoryServer()
+/// let connection = DriverConnection(configuration: configuration, driver: InMemoryDriver(server: server))
+/// ```
+public final class InMemoryDriver: ConnectionDriver {
+    /// The server this driver talks to.
+    public let server: InMemoryServer
+    private let link: UInt64
+
+    /// A driver for `server` (not open yet).
+    public init(server: InMemoryServer) {
+        self.server = server
+        self.link = server.state.withLockedValue { $0.makeID() }
+    }
+
+    public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
+        try await server.open(link: link, onEvent: onEvent)
+    }
+
+    public func close() async {
+        server.close(link: link)
+    }
+
+    public func send(_ event: String, _ payload: JSONValue) async throws {
+        _ = try server.receive(InMemoryServer.Message(kind: .send, event: event, payload: payload), link: link)
+    }
+
+    public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
+        let handler = try server.receive(InMemoryServer.Message(kind: .request, event: event, payload: payload), link: link)
+        guard let handler else { return try await server.waitUnanswered(link: link) }
+        return Response(values: [try await handler(payload)])
+    }
+}

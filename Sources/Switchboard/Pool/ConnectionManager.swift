@@ -1,0 +1,80 @@
+public import Foundation
+public import Logging
+
+/// Where feature code gets its connections: ``lease(_:)`` returns a ``ConnectionLease`` on the
+/// pooled connection for a configuration (made on first use, shared afterwards), and a
+/// ``ConnectionKeeper`` keeps each connection up while leases hold it and closes it when none do.
+///
+/// ```swift
+/// // Two screens, one connection:
+/// let orders = try await ConnectionManager.shared.lease(url)
+/// let chat = try await ConnectionManager.shared.lease(url)
+/// // orders.connection === chat.connection
+/// for await update in orders.connection.events(named: "order") { … }
+/// try await chat.connection.send("message", ["text": "hi"])   // queued until connected
+/// ```
+///
+/// Use ``shared`` in apps; make your own instance to inject a factory (``ConnectionFactory/inMemory(_:clock:)``
+/// in tests), a test clock, your own rules or a logger.
+public final class ConnectionManager: Sendable {
+    /// The app-wide manager: Socket.IO connections, default rules, a scan every 2 s.
+    public static let shared = ConnectionManager()
+
+    /// The pool of connections.
+    public let pool: ConnectionPool
+    /// The keeper of the pool.
+    public let keeper: ConnectionKeeper
+
+    /// A manager with its own pool and keeper.
+    ///
+    /// - Parameters:
+    ///   - factory: makes the connections (`.socketIO` by default).
+    ///   - clock: drives the keeper's scans and idle times; inject a test clock in tests.
+    ///   - rules: the keeper's chain, first rule first.
+    ///   - scanInterval: how often the keeper scans on its own.
+    ///   - logger: where the keeper logs what it does.
+    public init(
+        factory: any ConnectionFactory = .socketIO,
+        clock: any Clock<Duration> = ContinuousClock(),
+        rules: [any ConnectionRule] = ConnectionKeeper.defaultRules,
+        scanInterval: Duration = .seconds(2),
+        logger: Logger = Logger(label: "switchboard.manager", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.pool = ConnectionPool(factory: factory, clock: clock)
+        self.keeper = ConnectionKeeper(pool: pool, rules: rules, scanInterval: scanInterval, clock: clock, logger: logger)
+    }
+
+    /// A lease on the pooled connection for `configuration`. The keeper connects it (it need
+    /// not be connected when this returns: sends and requests queue until it is).
+    ///
+    /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` when the factory cannot make one.
+    public func lease(_ configuration: ConnectionConfiguration) async throws -> ConnectionLease {
+        let connection = try await pool.checkOut(configuration, leasing: true)
+        keeper.start()
+        let pool = self.pool, keeper = self.keeper
+        let lease = ConnectionLease(connection: connection, configuration: configuration) { [id = connection.id] in
+            pool.checkIn(id)
+            keeper.leaseChanged()
+        }
+        keeper.leaseChanged()
+        return lease
+    }
+
+    /// A lease on the pooled connection to `url` and `namespace` with default settings.
+    public func lease(_ url: URL, namespace: String = "/") async throws -> ConnectionLease {
+        try await lease(ConnectionConfiguration(url: url, namespace: namespace))
+    }
+
+    /// Stops the keeper, then disconnects and releases every pooled connection (their queued
+    /// commands fail with ``ConnectionError/released``). Leases still held keep a released
+    /// connection. Use it before a process or test ends.
+    public func shutdown() async {
+        keeper.stop()
+        for snapshot in pool.snapshots() {
+            let connection = snapshot.connection
+            try? await connection.disconnect()
+            try? await connection.release()
+            pool.remove(connection.id)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+@testable import Switchboard
+
+@Suite("Command queue")
+struct CommandQueueTests {
+    /// Pops every command, oldest first.
+    static func drain<C>(_ queue: inout CommandQueue<C>) -> [C] {
+        var commands: [C] = []
+        while let next = queue.popFirst() { commands.append(next.command) }
+        return commands
+    }
+
+    @Test func firstInFirstOut() throws {
+        var queue = CommandQueue<String>(limit: 10)
+        for (id, name) in ["a", "b", "c"].enumerated() { try queue.enqueue(name, id: UInt64(id)) }
+        #expect(queue.count == 3)
+        let popped = Self.drain(&queue)
+        #expect(popped == ["a", "b", "c"])
+        #expect(queue.isEmpty)
+    }
+
+    @Test func removedCommandsAreSkipped() throws {
+        var queue = CommandQueue<String>(limit: 10)
+        for (id, name) in ["a", "b", "c", "d"].enumerated() { try queue.enqueue(name, id: UInt64(id)) }
+        let removed = queue.remove(1)
+        let again = queue.remove(1)
+        let unknown = queue.remove(42)
+        #expect(removed == "b")
+        #expect(again == nil, "a command leaves once")
+        #expect(unknown == nil, "an unknown id is not there")
+        #expect(!queue.contains(1))
+        #expect(queue.contains(2))
+        #expect(queue.count == 3)
+        let popped = Self.drain(&queue)
+        #expect(popped == ["a", "c", "d"])
+    }
+
+    @Test func theLimitRefusesWithATypedErrorAndFreesUpAfterAPop() throws {
+        var queue = CommandQueue<Int>(limit: 2)
+        try queue.enqueue(1, id: 1)
+        try queue.enqueue(2, id: 2)
+        var full = queue
+        #expect(throws: ConnectionError.queueFull(limit: 2)) { try full.enqueue(3, id: 3) }
+        #expect(full.count == 2, "a refused command is not kept")
+        _ = queue.popFirst()
+        try queue.enqueue(3, id: 3)
+        let drained = queue.removeAll().map(\.command)
+        #expect(drained == [2, 3])
+    }
+
+    @Test func removeAllDrainsInOrder() throws {
+        var queue = CommandQueue<Int>(limit: 100)
+        for id in 0..<50 { try queue.enqueue(id, id: UInt64(id)) }
+        for id in stride(from: 0, to: 50, by: 3) { _ = queue.remove(UInt64(id)) }
+        let drained = queue.removeAll()
+        #expect(drained.map(\.command) == (0..<50).filter { $0 % 3 != 0 })
+        #expect(queue.isEmpty)
+        let next = queue.popFirst()
+        #expect(next == nil)
+    }
+
+    @Test func removingTheLastCommandLeavesAnEmptyQueueThatKeepsOrder() throws {
+        var queue = CommandQueue<Int>(limit: 3)
+        try queue.enqueue(1, id: 1)
+        _ = queue.remove(1)
+        try queue.enqueue(2, id: 2)
+        try queue.enqueue(3, id: 3)
+        let popped = Self.drain(&queue)
+        #expect(popped == [2, 3])
+    }
+}

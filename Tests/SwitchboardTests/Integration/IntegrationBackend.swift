@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOServer
+@testable import Switchboard
+
+/// A technology the platform scenarios run against: the factory whose connections speak it, and
+/// a server for it that can be stopped and started again on the same port.
+///
+/// A backend's server must, for an `echo` event: emit `echo` with the same payload back to the
+/// sender, and answer a request for `echo` with the payload (as ``DemoApplication`` does).
+/// To run the scenarios on another technology, add one backend to ``IntegrationBackend/all``.
+struct IntegrationBackend: Sendable, CustomStringConvertible {
+    let description: String
+    /// Makes the connection factory (a new one per scenario).
+    let factory: @Sendable () -> any ConnectionFactory
+    /// Adjusts the configuration the scenarios lease (transport, path, …).
+    let configure: @Sendable (inout ConnectionConfiguration) -> Void
+    /// Starts a server on `port` (0: a free one).
+    let start: @Sendable (_ port: Int) async throws -> RunningBackend
+
+    /// Every backend the scenarios run on.
+    static let all: [IntegrationBackend] = [
+        .socketIO(.pollingThenWebSocket),
+        .socketIO(.webSocketOnly),
+        // The plain WebSocket driver joins here with one line, e.g. `.plainWebSocket`.
+    ]
+}
+
+/// A started backend server.
+struct RunningBackend: Sendable {
+    let url: URL
+    let port: Int
+    /// How many client connections the server accepted so far.
+    let connections: @Sendable () -> Int
+    let stop: @Sendable () async -> Void
+}
+
+extension IntegrationBackend {
+    /// Socket.IO over the embedded server with ``DemoApplication``'s handlers, on namespace `/`.
+    static func socketIO(_ transport: ConnectionTransport) -> IntegrationBackend {
+        IntegrationBackend(
+            description: "Socket.IO (\(transport.rawValue))",
+            factory: { .socketIO },
+            configure: { $0.transport = transport },
+            start: { port in
+                let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+                let server = SocketIOServer(configuration: DemoApplication.configuration, logger: silent)
+                let ticker = DemoApplication.install(on: server, logger: silent)
+                ticker.cancel()
+                let connections = NIOLockedValueBox(0)
+                server.onConnectionEvent { event in
+                    if case .socketConnected = event { connections.withLockedValue { $0 += 1 } }
+                }
+                let running = try await server.start(host: "127.0.0.1", port: port)
+                return RunningBackend(
+                    url: running.url,
+                    port: running.port,
+                    connections: { connections.withLockedValue { $0 } },
+                    stop: { await running.stop() }
+                )
+            }
+        )
+    }
+}
