@@ -21,6 +21,10 @@ enum HTTPClients {
             var configuration = HTTPClient.Configuration()
             configuration.tlsConfiguration = try TLS.configuration(trustRoots)
             configuration.timeout = .init(connect: .seconds(20), read: nil)
+            // A refused connection fails the polling request at once, as a browser's XHR does:
+            // the manager's reconnection backoff is the retry policy, and the HTTP client's own
+            // retries would hold every attempt for the whole connect timeout.
+            configuration.connectionPool.retryConnectionEstablishment = false
             if let proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[key] = client

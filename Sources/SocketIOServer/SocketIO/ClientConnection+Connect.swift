@@ -44,9 +44,10 @@ extension ClientConnection {
             ),
             client: self
         )
-        // The reply goes out before the socket is reachable by any broadcast.
-        write(Self.connectReply(name, id: socket.id, pid: socket.pid))
+        // In the namespace first, so a broadcast made once the client has the reply reaches it;
+        // the outbox holds such packets until the reply is written.
         namespace.add(socket)
+        socket.outbox.open(reply: EngineFrame.frames(of: Self.connectReply(name, id: socket.id, pid: socket.pid)))
         await joined(socket)
     }
 

@@ -10,6 +10,8 @@ import NIOConcurrencyHelpers
 /// log and reattaches under the same lock) neither loses nor repeats a packet.
 final class SocketOutbox: Sendable {
     private enum Phase {
+        /// Joined the namespace, CONNECT reply not written yet: packets wait behind it.
+        case joining(EngineSession, held: [[EngineFrame]])
         case open(EngineSession)
         /// Disconnected, kept for recovery: packets are only logged.
         case away
@@ -24,9 +26,21 @@ final class SocketOutbox: Sendable {
     private let state: NIOLockedValueBox<State>
     private let clock: ServerClock
 
+    /// An outbox for a new socket: it holds what is delivered until ``open(reply:)`` writes the
+    /// CONNECT reply, so the socket can join its namespace first (no broadcast misses a client
+    /// that has seen the reply) and still see the reply first.
     init(session: EngineSession, log: PacketLog?, clock: ServerClock) {
-        self.state = NIOLockedValueBox(State(phase: .open(session), log: log))
+        self.state = NIOLockedValueBox(State(phase: .joining(session, held: []), log: log))
         self.clock = clock
+    }
+
+    /// Writes the CONNECT reply, then what was delivered since the socket joined.
+    func open(reply: [EngineFrame]) {
+        state.withLockedValue { state in
+            guard case .joining(let session, let held) = state.phase else { return }
+            session.send(reply + held.flatMap { $0 })
+            state.phase = .open(session)
+        }
     }
 
     /// Sends frames (logging them under `offset` when recovery is on). Returns `false` when
@@ -38,6 +52,10 @@ final class SocketOutbox: Sendable {
                 state.log?.append(offset: offset, frames: frames, now: clock.now())
             }
             switch state.phase {
+            case .joining(let session, var held):
+                held.append(frames)
+                state.phase = .joining(session, held: held)
+                return true
             case .open(let session): return session.send(frames)
             case .away, .closed: return false
             }
@@ -47,7 +65,10 @@ final class SocketOutbox: Sendable {
     /// The connection dropped and the session is kept for recovery.
     func goAway() {
         state.withLockedValue { state in
-            if case .open = state.phase { state.phase = .away }
+            switch state.phase {
+            case .open, .joining: state.phase = .away
+            case .away, .closed: return
+            }
         }
     }
 

@@ -29,13 +29,23 @@ struct RecoveryTests {
     func recovery() async throws {
         let clock = ManualClock()
         let recoveredFlags = NIOLockedValueBox<[Bool]>([])
+        // Connection handlers run after the CONNECT reply (socket.io's order): wait for them.
+        let handled = AsyncStream<Int>.makeStream()
+        let waitForHandlers: @Sendable (Int) async throws -> Void = { count in
+            if recoveredFlags.withLockedValue({ $0.count }) >= count { return }
+            _ = try await handled.stream.firstMatch(within: 10, "connection handler \(count)") { $0 >= count }
+        }
         try await DemoServer.with({ configuration in
             configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
             configuration.clock = clock
         }, setup: { server in
             server.namespace("/news").onConnection { socket in
                 socket.join("room1")
-                recoveredFlags.withLockedValue { $0.append(socket.recovered) }
+                let count = recoveredFlags.withLockedValue { flags in
+                    flags.append(socket.recovered)
+                    return flags.count
+                }
+                handled.continuation.yield(count)
             }
         }) { demo in
             let news = demo.server.namespace("/news")
@@ -66,6 +76,7 @@ struct RecoveryTests {
             #expect(tick3.items == ["tick", 3])
             let recoveredReply = try await second.next("the CONNECT reply")
             #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            try await waitForHandlers(2)
             #expect(recoveredFlags.withLockedValue { $0 } == [false, true])
 
             // Back in its rooms; nothing is delivered twice.
@@ -90,6 +101,7 @@ struct RecoveryTests {
             #expect(fresh["sid"]?.stringValue != sid)
             #expect(fresh["pid"]?.stringValue != pid)
             #expect(fresh["pid"] != nil)
+            try await waitForHandlers(3)
             #expect(recoveredFlags.withLockedValue { $0 } == [false, true, false])
             third.socket.drop()
         }
