@@ -124,12 +124,12 @@ extension Envelope {
             self = .event(name: try fields.eventName(), data: fields.data(), seq: try fields.optionalInteger("seq"))
         case "request":
             self = .request(
-                name: try fields.eventName(), data: fields.data(), id: Int(try fields.integer("id")),
+                name: try fields.eventName(), data: fields.data(), id: try fields.id(),
                 seq: try fields.optionalInteger("seq"))
         case "reply":
-            self = .reply(id: Int(try fields.integer("id")), data: try fields.replyData())
+            self = .reply(id: try fields.id(), data: try fields.replyData())
         case "error":
-            self = .error(id: try fields.optionalInteger("id").map { Int($0) }, message: try fields.string("message"))
+            self = .error(id: try fields.optionalID(), message: try fields.string("message"))
         case "ack":
             self = .ack(seq: try fields.integer("seq"))
         default:
@@ -162,6 +162,18 @@ private struct Fields {
         guard let value = object["data"] else { return [] }
         guard case .array(let values) = value else { throw .invalidField("data", expected: "an array") }
         return values
+    }
+
+    func id() throws(EnvelopeError) -> Int {
+        guard let id = try optionalID() else { throw .missingField("id") }
+        return id
+    }
+
+    /// The `id` as an `Int`; on a 32-bit platform an id past `Int.max` is rejected, not trapped on.
+    func optionalID() throws(EnvelopeError) -> Int? {
+        guard let value = try optionalInteger("id") else { return nil }
+        guard let id = Int(exactly: value) else { throw .invalidField("id", expected: "an integer from 0 to \(Int.max)") }
+        return id
     }
 
     func integer(_ name: String) throws(EnvelopeError) -> UInt64 {

@@ -16,7 +16,8 @@ extension WebSocketDriver {
         public var headers: [(name: String, value: String)] = []
         /// Which certificates `wss` trusts: the system's, or your own (self-signed test servers).
         public var trustRoots: TrustRoots = .system
-        /// How long opening (TCP, TLS and the WebSocket upgrade) may take.
+        /// How long opening (TCP, TLS and the WebSocket upgrade) may take; a network timer on
+        /// the connection's event loop, not ``clock``.
         public var connectTimeout: Duration = .seconds(20)
         /// The timeout ``WebSocketDriver/request(_:_:)`` uses.
         public var requestTimeout: Duration = .seconds(20)

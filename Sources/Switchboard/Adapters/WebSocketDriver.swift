@@ -224,10 +224,12 @@ public final class WebSocketDriver: ConnectionDriver {
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
         let timeout = TimeAmount(options.connectTimeout)
+        // The whole opening is bounded by `openTimeout`; the TCP connect gets a second more so
+        // that a slow connect always ends as `openTimedOut`, never as a race between the two.
         return WebSocketClientChannel.Configuration(
             host: host, port: components.port ?? (secure ? 443 : 80), secure: secure, target: target,
             headers: options.headers.map { ($0.name, $0.value) }, maxMessageSize: options.maxMessageSize,
-            trustRoots: options.trustRoots, connectTimeout: timeout, openTimeout: timeout
+            trustRoots: options.trustRoots, connectTimeout: timeout + .seconds(1), openTimeout: timeout
         )
     }
 }

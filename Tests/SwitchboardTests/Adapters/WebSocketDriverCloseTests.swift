@@ -156,6 +156,25 @@ struct WebSocketDriverCloseTests {
         }
     }
 
+    @Test("cancelling the task in open ends the opening; the driver can open again")
+    func cancelOpen() async throws {
+        let listener = try SilentListener()
+        defer { listener.stop() }
+        var options = WebSocketDriver.Options()
+        options.connectTimeout = .seconds(2)
+        let url = URL(string: "ws://127.0.0.1:\(listener.port)/ws")!
+        let driver = WebSocketDriver(url: url, options: options)
+        let opening = Task { try await driver.open { _ in } }
+        opening.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await withTimeout(10, "the cancelled open") { try await opening.value }
+        }
+        // Idle again: the next open is not refused as `alreadyOpen`; it runs into its timeout.
+        await #expect(throws: WebSocketDriverError.openTimedOut(url: url.absoluteString, after: .seconds(2))) {
+            try await withTimeout(10, "the second open") { try await driver.open { _ in } }
+        }
+    }
+
     @Test("misuse is refused, typed: bad URL, not open, already open")
     func misuse() async throws {
         let bad = WebSocketDriver(url: URL(string: "ftp://example.com/ws")!)
