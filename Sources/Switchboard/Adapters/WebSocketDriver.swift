@@ -77,7 +77,8 @@ public final class WebSocketDriver: ConnectionDriver {
     ///   connection ends without ``close()``; called on a network thread, never under a lock.
     /// - Throws: ``WebSocketDriverError/invalidURL(_:)``, ``WebSocketDriverError/alreadyOpen``,
     ///   ``WebSocketDriverError/cannotOpen(url:reason:)``,
-    ///   ``WebSocketDriverError/openTimedOut(url:after:)``, `CancellationError`.
+    ///   ``WebSocketDriverError/openTimedOut(url:after:)``, ``WebSocketDriverError/closed(reason:)``
+    ///   (``close()`` was called meanwhile), `CancellationError`.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         let configuration = try channelConfiguration()
         let generation = NIOLockedValueBox<Int?>(nil)
