@@ -21,6 +21,9 @@ import SocketIOProtocol
 /// | `headers` | acks with the connection's HTTP request headers |
 /// | `kick` | disconnects the sender from the namespace (`io server disconnect`) |
 ///
+/// The plain WebSocket endpoint `/ws` serves the same events in the JSON envelope (see
+/// `installPlainWebSocket(on:)`).
+///
 /// `/ticker` broadcasts `tick` with 1, 2, 3, … every 20 ms whether or not anyone listens; with
 /// connection state recovery on, a reconnecting listener sees an unbroken sequence.
 public enum DemoApplication {
@@ -51,6 +54,7 @@ public enum DemoApplication {
             }
             namespace.onConnection { socket in installEvents(on: socket) }
         }
+        installPlainWebSocket(on: server)
         logConnections(of: server, to: logger)
         let ticker = server.namespace("/ticker")
         return Task {

@@ -11,7 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
         /chat needs the auth payload {"token":"secret"}. Events on / and /chat: echo, ack, binary, \
         join, leave, room-message, broadcast, server-ack, later, burst, headers, kick. /ticker \
-        broadcasts tick 1, 2, 3, … every 20 ms. A plain WebSocket endpoint echoes text at /ws.
+        broadcasts tick 1, 2, 3, … every 20 ms. The plain WebSocket endpoint /ws serves echo, ack, \
+        broadcast, later, burst, headers and kick in the JSON envelope.
         """
     )
 

@@ -1,0 +1,124 @@
+package import NIOCore
+import NIOPosix
+package import SocketIOProtocol
+
+extension WebSocketClientChannel {
+    /// Where to connect and how.
+    package struct Configuration: Sendable {
+        /// The server's host name or IP address.
+        package var host: String
+        /// The server's TCP port.
+        package var port: Int
+        /// TLS (`wss`), verified against ``trustRoots``.
+        package var secure: Bool
+        /// The request target of the upgrade request: path and query (`/ws?token=…`).
+        package var target: String
+        /// Extra request headers, sent as given; no `Origin` unless listed here.
+        package var headers: [(String, String)]
+        /// The largest message accepted from the server, in bytes (larger ones end the connection).
+        package var maxMessageSize: Int
+        /// Which certificates a secure connection trusts.
+        package var trustRoots: TrustRoots
+        /// How long the TCP connect may take.
+        package var connectTimeout: TimeAmount
+        /// How long the whole opening (TCP, TLS and the upgrade) may take; `nil` for no bound
+        /// beyond ``connectTimeout``.
+        package var openTimeout: TimeAmount?
+        /// The event loops to run on (NIO's shared group by default).
+        package var group: any EventLoopGroup
+
+        /// A configuration with the engine's defaults: 20 s to connect, no bound on the rest.
+        package init(
+            host: String,
+            port: Int,
+            secure: Bool,
+            target: String,
+            headers: [(String, String)] = [],
+            maxMessageSize: Int,
+            trustRoots: TrustRoots = .system,
+            connectTimeout: TimeAmount = .seconds(20),
+            openTimeout: TimeAmount? = nil,
+            group: (any EventLoopGroup)? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.secure = secure
+            self.target = target
+            self.headers = headers
+            self.maxMessageSize = maxMessageSize
+            self.trustRoots = trustRoots
+            self.connectTimeout = connectTimeout
+            self.openTimeout = openTimeout
+            self.group = group ?? MultiThreadedEventLoopGroup.singleton
+        }
+
+        /// The `Host` header value.
+        var hostHeader: String {
+            let defaultPort = secure ? 443 : 80
+            let hostPart = host.contains(":") ? "[\(host)]" : host
+            return port == defaultPort ? hostPart : "\(hostPart):\(port)"
+        }
+
+        /// TLS sends no SNI for an IP address.
+        var serverHostname: String? {
+            let isIPAddress = host.contains(":")
+                || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
+            return isIPAddress ? nil : host
+        }
+    }
+
+    /// What the channel reports, in order: at most one ``opened``, then messages, then exactly one
+    /// ``ended(_:)`` (also when it never opened).
+    package enum Event: Sendable {
+        /// The upgrade completed: messages flow both ways.
+        case opened
+        /// The server sent a message.
+        case message(WebSocketMessage)
+        /// The connection is over; nothing follows.
+        case ended(End)
+    }
+
+    /// How a connection ended.
+    package enum End: Sendable, Hashable, CustomStringConvertible {
+        /// The server sent a close frame (with its status code, when it gave one), or the
+        /// connection ended cleanly, or ``WebSocketClientChannel/close(code:)`` was called.
+        case closed(code: UInt16?)
+        /// It failed: could not connect, TLS, the upgrade, or a network error.
+        case failed(Failure)
+
+        package var description: String {
+            switch self {
+            case .closed(nil): "the connection closed"
+            case .closed(let code?): "the server closed the WebSocket (code \(code))"
+            case .failed(let failure): failure.description
+            }
+        }
+    }
+
+    /// Why a connection failed.
+    package enum Failure: Sendable, Hashable, CustomStringConvertible {
+        /// The TLS context could not be made (for example an unreadable trust root file).
+        case tlsSetup(String)
+        /// The TCP connection could not be made.
+        case cannotConnect(host: String, port: Int, String)
+        /// The server answered the upgrade request without switching protocols.
+        case upgradeRefused
+        /// The upgrade handshake broke (bad `Sec-WebSocket-Accept`, TLS failure, …).
+        case handshakeFailed(String)
+        /// The opening took longer than ``Configuration/openTimeout``.
+        case openTimedOut
+        /// The open connection failed (reset, TLS error, oversized message, …).
+        case network(String)
+
+        package var description: String {
+            switch self {
+            case .tlsSetup(let detail): "TLS setup failed: \(detail)"
+            case .cannotConnect(let host, let port, let detail): "cannot connect to \(host):\(port): \(detail)"
+            case .upgradeRefused: "the server refused the WebSocket upgrade"
+            case .handshakeFailed(let detail): "WebSocket handshake failed: \(detail)"
+            case .openTimedOut: "the WebSocket did not open in time"
+            case .network(let detail): detail
+            }
+        }
+    }
+}

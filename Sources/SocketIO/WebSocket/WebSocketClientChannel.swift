@@ -1,0 +1,264 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+package import NIOWebSocket
+package import SocketIOProtocol
+
+/// One client WebSocket on swift-nio's own typed upgrader, carrying text and binary messages:
+/// what Engine.IO's WebSocket transport and Switchboard's plain `WebSocketDriver` both ride on.
+///
+/// swift-nio's upgrader leaves the request headers to us, so the handshake carries exactly the
+/// headers configured and no `Origin` (python-socketio refuses a foreign `Origin` with its default
+/// CORS setting; socket.io's own clients send none). Client frames are masked as RFC 6455
+/// requires; pings are answered; fragmented messages are joined up to the size limit.
+///
+/// It starts connecting on ``connect()`` and reports through its handler (see ``Event``): at most one
+/// `opened`, then messages, then exactly one `ended`, in order, never under its lock. Sends made
+/// before the upgrade completed wait and go first; sends from many threads are coalesced, so a
+/// burst costs one event-loop hop and one flush, not one each.
+///
+/// ```swift
+/// let channel = WebSocketClientChannel(configuration: .init(
+///     host: "127.0.0.1", port: 3000, secure: false, target: "/ws", maxMessageSize: 1 << 20
+/// )) { event in print(event) }
+/// channel.connect()
+/// channel.send(.text("hello"))
+/// channel.close()
+/// ```
+package final class WebSocketClientChannel: Sendable {
+    private struct State {
+        /// The TCP channel as soon as it connects (to close it even mid-handshake).
+        var raw: (any Channel)?
+        /// The channel once the WebSocket upgrade completed; sends made before wait in `pending`.
+        var channel: (any Channel)?
+        var pending: [WebSocketMessage] = []
+        /// Whether `close` or `abort` was called.
+        var closing = false
+        /// Messages waiting for the event loop, and whether a drain is already scheduled.
+        var outbox: [WebSocketMessage] = []
+        var drainScheduled = false
+        var openTimeout: Scheduled<Void>?
+    }
+
+    private let configuration: Configuration
+    private let state = NIOLockedValueBox(State())
+    private let reporter: WebSocketClientReporter
+
+    /// A channel that reports to `handler` (see ``Event``); nothing happens until ``connect()``.
+    package init(configuration: Configuration, handler: @escaping @Sendable (Event) -> Void) {
+        self.configuration = configuration
+        self.reporter = WebSocketClientReporter(handler)
+    }
+
+    /// Starts connecting (call once). A TLS setup failure is reported before it returns.
+    package func connect() {
+        let configuration = self.configuration
+        let reporter = self.reporter
+        let tls: NIOSSLContext?
+        do {
+            tls = configuration.secure ? try NIOSSLContext(configuration: TLS.configuration(configuration.trustRoots)) : nil
+        } catch {
+            reporter.end(.failed(.tlsSetup("\(error)")))
+            return
+        }
+        let eventLoop = configuration.group.next()
+        if let openTimeout = configuration.openTimeout {
+            let scheduled = eventLoop.scheduleTask(in: openTimeout) { [self] in
+                reporter.end(.failed(.openTimedOut))
+                abort()
+            }
+            state.withLockedValue { $0.openTimeout = scheduled }
+        }
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(configuration.connectTimeout)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configurePipeline(of: channel, tls: tls)
+                }
+            }
+        bootstrap.connect(host: configuration.host, port: configuration.port).whenComplete { [self] result in
+            switch result {
+            case .success(let connected):
+                connected.closeFuture.whenComplete { [self] _ in
+                    cancelOpenTimeout()
+                    reporter.end(.closed(code: nil))
+                }
+                let closeNow = state.withLockedValue { state in
+                    state.raw = connected
+                    return state.closing
+                }
+                if closeNow { connected.close(promise: nil) }
+            case .failure(let error):
+                cancelOpenTimeout()
+                reporter.end(.failed(.cannotConnect(host: configuration.host, port: configuration.port, "\(error)")))
+            }
+        }
+    }
+
+    private func configurePipeline(of channel: any Channel, tls: NIOSSLContext?) throws {
+        let configuration = self.configuration
+        if let tls {
+            try channel.pipeline.syncOperations.addHandler(
+                try NIOSSLClientHandler(context: tls, serverHostname: configuration.serverHostname))
+        }
+        let reporter = self.reporter
+        let maxMessageSize = configuration.maxMessageSize
+        let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
+            maxFrameSize: maxMessageSize,
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0,
+                            maxAccumulatedFrameCount: 1 << 16,
+                            maxAccumulatedFrameSize: maxMessageSize
+                        )
+                    )
+                    try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(reporter: reporter))
+                }
+            }
+        )
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: configuration.hostHeader)
+        for (name, value) in configuration.headers { headers.add(name: name, value: value) }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: configuration.target, headers: headers)
+        let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Void>(
+            upgradeRequestHead: head,
+            upgraders: [upgrader],
+            notUpgradingCompletionHandler: { channel in
+                reporter.end(.failed(.upgradeRefused))
+                return channel.close()
+            }
+        )
+        // Servers often send their first message in the same TCP read as the 101 response;
+        // NIO drops such bytes unless told to forward them.
+        var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: upgrade)
+        pipeline.leftOverBytesStrategy = .forwardBytes
+        let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+        upgraded.whenComplete { [self] result in
+            switch result {
+            case .success:
+                upgradeCompleted(on: channel)
+            case .failure(let error):
+                reporter.end(.failed(.handshakeFailed("\(error)")))
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// The WebSocket is up: from now on sends go straight to the channel.
+    private func upgradeCompleted(on channel: any Channel) {
+        let (closing, pending) = state.withLockedValue { state in
+            state.channel = channel
+            defer { state.pending = [] }
+            return (state.closing, state.pending)
+        }
+        cancelOpenTimeout()
+        if closing {
+            channel.close(promise: nil)
+            return
+        }
+        reporter.opened()
+        if !pending.isEmpty {
+            // Already on the event loop: written before any drain queued by a later send.
+            writeNow(pending, on: channel)
+        }
+    }
+}
+
+extension WebSocketClientChannel {
+    /// Sends one message (after the upgrade, if it is still under way); dropped once closing.
+    package func send(_ message: WebSocketMessage) {
+        send(CollectionOfOne(message))
+    }
+
+    /// Sends messages in order (after the upgrade, if it is still under way); dropped once closing.
+    package func send(_ messages: some Collection<WebSocketMessage>) {
+        let channel = state.withLockedValue { state -> (any Channel)? in
+            guard !state.closing else { return nil }
+            guard let channel = state.channel else {
+                state.pending.append(contentsOf: messages)
+                return nil
+            }
+            state.outbox.append(contentsOf: messages)
+            guard !state.drainScheduled else { return nil }
+            state.drainScheduled = true
+            return channel
+        }
+        guard let channel else { return }
+        channel.eventLoop.execute { [self] in
+            let batch = state.withLockedValue { state in
+                state.drainScheduled = false
+                defer { state.outbox.removeAll(keepingCapacity: true) }
+                return state.outbox
+            }
+            writeNow(batch, on: channel)
+        }
+    }
+
+    /// Writes frames and flushes once; runs on the channel's event loop.
+    private func writeNow(_ messages: [WebSocketMessage], on channel: any Channel) {
+        guard !messages.isEmpty else { return }
+        for message in messages {
+            let frame: WebSocketFrame
+            switch message {
+            case .text(let text):
+                frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(),
+                                       data: channel.allocator.buffer(string: text))
+            case .binary(let data):
+                frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(),
+                                       data: channel.allocator.buffer(bytes: data))
+            }
+            channel.write(frame, promise: nil)
+        }
+        channel.flush()
+    }
+
+    /// Ends the connection after what was already handed to `send`: a close frame with `code`,
+    /// then the TCP close (at once when the upgrade has not completed).
+    package func close(code: WebSocketErrorCode = .normalClosure) {
+        let (channel, raw) = beginClosing()
+        guard let channel else {
+            raw?.close(promise: nil)
+            return
+        }
+        channel.eventLoop.execute {
+            var data = channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: code)
+            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// Drops the connection without a close frame (after a protocol error, say).
+    package func abort() {
+        let (channel, raw) = beginClosing()
+        (channel ?? raw)?.close(promise: nil)
+    }
+
+    private func beginClosing() -> ((any Channel)?, (any Channel)?) {
+        let (channel, raw) = state.withLockedValue { state in
+            state.closing = true
+            state.pending = []
+            return (state.channel, state.raw)
+        }
+        cancelOpenTimeout()
+        return (channel, raw)
+    }
+
+    private func cancelOpenTimeout() {
+        state.withLockedValue { state in
+            defer { state.openTimeout = nil }
+            return state.openTimeout
+        }?.cancel()
+    }
+
+    /// Returns once the connection is closed (at once if it never opened).
+    package func waitUntilClosed() async {
+        guard let channel = state.withLockedValue({ $0.channel }) else { return }
+        try? await channel.closeFuture.get()
+    }
+}
