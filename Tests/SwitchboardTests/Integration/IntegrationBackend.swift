@@ -23,7 +23,7 @@ struct IntegrationBackend: Sendable, CustomStringConvertible {
     static let all: [IntegrationBackend] = [
         .socketIO(.pollingThenWebSocket),
         .socketIO(.webSocketOnly),
-        // The plain WebSocket driver joins here with one line, e.g. `.plainWebSocket`.
+        .plainWebSocket,
     ]
 }
 
@@ -62,4 +62,30 @@ extension IntegrationBackend {
             }
         )
     }
+}
+
+extension IntegrationBackend {
+    /// The plain WebSocket driver against the embedded server's `/ws`, where ``DemoApplication``
+    /// speaks the envelope.
+    static let plainWebSocket = IntegrationBackend(
+        description: "plain WebSocket",
+        factory: { .plainWebSocket },
+        configure: { _ in },
+        start: { port in
+            let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+            let server = SocketIOServer(configuration: DemoApplication.configuration, logger: silent)
+            DemoApplication.install(on: server, logger: silent).cancel()
+            let connections = NIOLockedValueBox(0)
+            server.onConnectionEvent { event in
+                if case .plainWebSocketOpened = event { connections.withLockedValue { $0 += 1 } }
+            }
+            let running = try await server.start(host: "127.0.0.1", port: port)
+            return RunningBackend(
+                url: running.url.appendingPathComponent("ws"),
+                port: running.port,
+                connections: { connections.withLockedValue { $0 } },
+                stop: { await running.stop() }
+            )
+        }
+    )
 }
