@@ -180,7 +180,9 @@ private final class GlueHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         let (stalled, delay) = link.current
-        guard delay > .zero, !stalled else {
+        // A stalled link carries nothing, not even a close: the other side must find out by itself.
+        if stalled { return }
+        guard delay > .zero else {
             partner?.partnerClose()
             return
         }
