@@ -7,34 +7,56 @@ extension SubscriptionIndex {
     /// Cost: one key-path lookup per distinct key path in use, one hash lookup per path found,
     /// then work proportional to the number of matches — not to the number of subscribers.
     mutating func route(_ json: JSONValue) -> [DeliveryTarget] {
-        var lists: [[UInt64]] = []
-        if !everything.isEmpty { lists.append(everything.numbers) }
+        // Usually one list matches (one order's subscribers, or only "everything"): it is walked
+        // backwards in place. Several lists are merged, newest first, without repeats.
+        var single: [UInt64]?
+        var several: [[UInt64]] = []
+        func take(_ numbers: SortedNumbers) {
+            guard !numbers.isEmpty else { return }
+            if several.isEmpty, single == nil {
+                single = numbers.numbers
+            } else {
+                if let first = single {
+                    several.append(first)
+                    single = nil
+                }
+                several.append(numbers.numbers)
+            }
+        }
+        take(everything)
         for (keyPath, route) in routes {
             guard let found = keyPath.value(in: json) else { continue }
-            if !found.isNull, !route.present.isEmpty { lists.append(route.present.numbers) }
-            if let numbers = route.byValue[found] { lists.append(numbers.numbers) }
+            if !found.isNull { take(route.present) }
+            if let numbers = route.byValue[found] { take(numbers) }
         }
-        let numbers = Self.newestFirst(lists)
         var targets: [DeliveryTarget] = []
-        targets.reserveCapacity(numbers.count)
         var dead: [UInt64] = []
-        for number in numbers {
-            guard let entry = entries[number] else { continue }
-            switch entry.receiver {
-            case .object(let weak):
-                guard let object = weak.object else {
-                    dead.append(number)
-                    continue
-                }
-                targets.append(DeliveryTarget(number: number, receiver: .object(object)))
-            case .closure(let handler):
-                targets.append(DeliveryTarget(number: number, receiver: .closure(handler)))
-            case .stream(let continuation):
-                targets.append(DeliveryTarget(number: number, receiver: .stream(continuation)))
-            }
+        if let single {
+            targets.reserveCapacity(single.count)
+            for number in single.reversed() { resolve(number, into: &targets, dead: &dead) }
+        } else if !several.isEmpty {
+            let numbers = Self.newestFirst(several)
+            targets.reserveCapacity(numbers.count)
+            for number in numbers { resolve(number, into: &targets, dead: &dead) }
         }
         for number in dead { remove(number) }
         return targets
+    }
+
+    private func resolve(_ number: UInt64, into targets: inout [DeliveryTarget], dead: inout [UInt64]) {
+        guard let entry = entries[number] else { return }
+        switch entry.receiver {
+        case .object(let weak):
+            guard let object = weak.object else {
+                dead.append(number)
+                return
+            }
+            targets.append(DeliveryTarget(number: number, receiver: .object(object)))
+        case .closure(let handler):
+            targets.append(DeliveryTarget(number: number, receiver: .closure(handler)))
+        case .stream(let continuation):
+            targets.append(DeliveryTarget(number: number, receiver: .stream(continuation)))
+        }
     }
 
     /// Merges ascending lists into one descending list without repeats.
