@@ -22,7 +22,19 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
-        )
+        ),
+        .executableTarget(
+            name: "MessageCenter",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SocketIOProtocol", package: "Switchboard"),
+                .product(name: "Switchboard", package: "Switchboard"),
+            ],
+            path: "Benchmarks/MessageCenter",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -131,6 +131,7 @@ public enum DemoApplication {
         socket.on("kick") { _ in
             socket.disconnect()
         }
+        installMessages(on: socket)
     }
 
     /// One log line per connection: protocol version, transport, recovered.

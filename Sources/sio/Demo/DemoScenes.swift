@@ -13,6 +13,7 @@ struct DemoScenes: Sendable {
         try await eventsAndAcks(chat)
         try await binary(chat)
         try await rooms(chat)
+        try await messageCenter(chat)
         try await forcedDisconnect(manager, chat)
         await manager.close()
         try await reconnection()
