@@ -70,4 +70,39 @@ struct MessageCenterEndToEndTests {
         await manager.close()
         await running.stop()
     }
+
+    /// The same, the way feature code does it: a `Connection` (Socket.IO underneath, never
+    /// named) from the builder, and the center attached to its `message` event.
+    @Test func attachedToAConnectionTheOrderSubscriberGetsExactlyItsMessages() async throws {
+        let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: silent)
+        server.namespace("/").onConnection { socket in
+            socket.on("push-orders") { event in
+                for message in Self.script { _ = socket.emit("message", message) }
+                event.ack?.respond([.number(Double(Self.script.count))])
+            }
+        }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+        let connection = try await withTimeout(20, "connect") {
+            try await ConnectionBuilder().url(running.url).transport(.webSocketOnly).connectTimeout(.seconds(10)).connect()
+        }
+
+        let center = MessageCenter()
+        let tainiubile = Recorder("TAINIUBILE1234")
+        center.subscribe(tainiubile, to: .value(at: "msg_body.extra.order_no", equals: "TAINIUBILE1234"))
+        let end = center.messages(matching: [.value(at: "msg_body.type", equals: "end")])
+        let feed = center.attach(to: connection, event: "message")
+
+        let reply = try await connection.request("push-orders", .null, timeout: .seconds(10))
+        #expect(reply.value == .number(Double(Self.script.count)))
+        _ = try await end.first(1, within: 20, "the end of the script")
+        #expect(tainiubile.ids == ["00544", "00546", "00548", "00550"], "exactly its messages, once each, in order")
+        #expect(center.statistics.duplicates == 2)
+        #expect(center.statistics.rejected == 1)
+
+        feed.cancel()
+        try await connection.disconnect()
+        try await connection.release()
+        await running.stop()
+    }
 }
