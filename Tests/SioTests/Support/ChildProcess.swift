@@ -74,6 +74,18 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #if os(Linux)
+        // Nothing else of the test process may leak into the child: `tmux new-session` leaves a
+        // server daemon behind, and a listening or connected socket of a test running in
+        // parallel that it inherited would stay open in it — a stopped server's port would keep
+        // accepting, a cut connection would never close.
+        // (glibc's `addclosefrom_np` is not visible to Swift: close what is open now; a
+        // descriptor closed meanwhile is skipped by glibc.)
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        #endif
 
         // The test runner blocks and ignores signals on its threads; a child inherits both, and
         // tmux cannot see its panes exit without SIGCHLD. Start children with a clean slate.

@@ -7,7 +7,7 @@ import Testing
 struct HeartbeatTests {
     @Test("the server pings every pingInterval; a pong keeps the session; silence closes it with ping timeout")
     func pingTimeout() async throws {
-        try await DemoServer.with({ $0.pingInterval = .milliseconds(100); $0.pingTimeout = .seconds(2) }) { demo in
+        try await DemoServer.with({ $0.pingInterval = .milliseconds(200); $0.pingTimeout = .seconds(5) }) { demo in
             // Engine-level only: with a 100 ms interval a ping may precede a CONNECT reply, so
             // no namespace is joined here.
             let client = try await EngineWebSocket.open(port: demo.port)

@@ -56,7 +56,8 @@ struct FaultToleranceTests {
     }
 
     @Test func bufferedEmitsArriveInOrderAfterAServerRestart() async throws {
-        let first = try await EmbeddedHarness.start()
+        // Below the ephemeral range, so no other test's server takes it while this one is down.
+        let first = try await TestPorts.start { try await EmbeddedHarness.start(port: $0) }
         let port = first.port
         let manager = try Manager(url: first.url, configuration: .quickReconnect())
         let socket = manager.socket()
@@ -75,7 +76,7 @@ struct FaultToleranceTests {
         for value in 1_000..<2_000 { try socket.emit("seq", .number(Double(value))) }
         #expect(!socket.connected)
 
-        let second = try await EmbeddedHarness.start(port: port)
+        let second = try await TestPorts.restart(on: port) { try await EmbeddedHarness.start(port: $0) }
         try await second.waitForSeq(1_000)
         #expect(first.seq == Array(0..<1_000))
         #expect(second.seq == Array(1_000..<2_000), "all 1,000 buffered emits, in order, exactly once, after the restart")
@@ -87,8 +88,8 @@ struct FaultToleranceTests {
 
     @Test func aStalledConnectionIsDetectedByPingTimeoutAndReplaced() async throws {
         let harness = try await EmbeddedHarness.start {
-            $0.pingInterval = .milliseconds(300)
-            $0.pingTimeout = .milliseconds(300)
+            $0.pingInterval = .seconds(1)
+            $0.pingTimeout = .seconds(1)
         }
         let proxy = try await FaultProxy.start(upstreamPort: harness.port)
         let manager = try Manager(url: URL(string: proxy.url)!, configuration: .quickReconnect())

@@ -214,7 +214,7 @@ struct PythonServerInteropTests {
         // A server of its own with a short heartbeat: 500 ms interval (the v4 server pings, the
         // v3 client pings), and room for a loaded machine in the timeout.
         guard let server = try await PythonPeer.start(target.peer, arguments: ["--ping-interval", "0.5", "--ping-timeout", "5"]) else { return }
-        defer { server.stop() }
+        defer { Task.detached { await server.stopped() } }
         let (manager, socket) = try target.manager(for: server)
         let heartbeats = manager.events
         try await target.connect(manager, socket)

@@ -18,7 +18,6 @@ struct ReconnectionInteropTests {
     @Test(arguments: [PythonPeer.Kind.v5, .v3])
     func ackedEventsSurviveCutsEvery200Milliseconds(_ kind: PythonPeer.Kind) async throws {
         guard let peer = try await PythonPeer.start(kind, arguments: ["--quiet"]) else { return }
-        defer { peer.stop() }
         let proxy = try await FaultProxy.start(upstreamPort: peer.port)
         var configuration = Self.configuration(kind)
         configuration.retries = 1_000
@@ -49,11 +48,13 @@ struct ReconnectionInteropTests {
         #expect(cuts > 0)
         await manager.close()
         await proxy.stop()
+        await peer.stopped()
     }
 
     @Test(arguments: [PythonPeer.Kind.v5, .v3])
     func bufferedEmitsReachARestartedServer(_ kind: PythonPeer.Kind) async throws {
-        guard let first = try await PythonPeer.start(kind, arguments: ["--quiet"]) else { return }
+        // Below the ephemeral range, so no other test's server takes it while this one is down.
+        guard let first = try await TestPorts.start({ try await PythonPeer.start(kind, port: $0, arguments: ["--quiet"]) }) else { return }
         let port = first.port
         let manager = try Manager(url: URL(string: first.url)!, configuration: Self.configuration(kind))
         let socket = manager.socket()
@@ -61,17 +62,17 @@ struct ReconnectionInteropTests {
         let statuses = socket.statusChanges
         try await withTimeout(20, "connect") { try await socket.connect() }
 
-        first.killAbruptly()
+        await first.killedAbruptly()
         _ = try await statuses.firstMatch(within: 30, "the client noticing") { status in
             if case .disconnected = status { return true }
             return false
         }
         for value in 0..<300 { try socket.emit("echo", .number(Double(value))) }
 
-        guard let second = try await PythonPeer.start(kind, port: port, arguments: ["--quiet"]) else { return }
-        defer { second.stop() }
+        guard let second = try await TestPorts.restart(on: port, { try await PythonPeer.start(kind, port: $0, arguments: ["--quiet"]) }) else { return }
         let back = try await echoes.first(300, within: 60, "the buffered emits echoed by the new server")
         #expect(back.map(\.items) == (0..<300).map { [JSONValue.number(Double($0))] }, "all of them, in order, once")
         await manager.close()
+        await second.stopped()
     }
 }

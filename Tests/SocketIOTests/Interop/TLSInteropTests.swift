@@ -17,7 +17,7 @@ struct TLSInteropTests {
         try makeSelfSignedCertificate(cert: cert, key: key)
 
         guard let server = try await PythonPeer.start(.v5, arguments: ["--certfile", cert, "--keyfile", key]) else { return }
-        defer { server.stop() }
+        defer { Task.detached { await server.stopped() } }
         let url = URL(string: "https://localhost:\(server.port)")!
         let target = InteropTarget(peer: .v5, mode: mode)
 

@@ -208,6 +208,26 @@ final class PythonPeer: @unchecked Sendable {
         try? stdinPipe.fileHandleForWriting.close()
     }
 
+    /// ``stop()`` on a thread of its own: it blocks while the process exits, and a blocked
+    /// cooperative thread (there are as many as cores) would stall every other test in parallel.
+    func stopped() async {
+        await Self.offThePool { self.stop() }
+    }
+
+    /// ``killAbruptly()`` on a thread of its own (see ``stopped()``).
+    func killedAbruptly() async {
+        await Self.offThePool { self.killAbruptly() }
+    }
+
+    private static func offThePool(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                work()
+                continuation.resume()
+            }.start()
+        }
+    }
+
     /// Kills the server abruptly (SIGKILL): connections drop without any close packet or frame.
     func killAbruptly() {
         guard markStopped() else { return }

@@ -81,7 +81,8 @@ struct WebSocketDriverCloseTests {
 
     @Test("the server stopped: open fails typed; restarted on the same port: re-open works")
     func serverStopsAndRestarts() async throws {
-        let server = try await EnvelopeServer.start()
+        // Below the ephemeral range, so no other test's server takes it while this one is down.
+        let server = try await TestPorts.start { try await EnvelopeServer.start(port: $0) }
         let port = server.port
         let driver = WebSocketDriver(url: server.url)
         let events = DriverEvents()
@@ -97,7 +98,7 @@ struct WebSocketDriverCloseTests {
         }
         #expect(url == server.url.absoluteString)
 
-        let restarted = try await EnvelopeServer.start(port: port)
+        let restarted = try await TestPorts.restart(on: port) { try await EnvelopeServer.start(port: $0) }
         do {
             try await driver.open { _ in }
             #expect(try await driver.request("ack", "after", timeout: .seconds(10)).value == "after")

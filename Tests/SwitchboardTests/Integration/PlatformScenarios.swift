@@ -11,7 +11,8 @@ enum PlatformScenarios {
     /// requests made during the outage reach the server in order; the leases go, and the keeper
     /// disconnects and releases the connection, which leaves the pool.
     static func sharedConnectionThroughAnOutage(_ backend: IntegrationBackend) async throws {
-        let first = try await backend.start(0)
+        // Below the ephemeral range, so no other test's server takes it while this one is down.
+        let first = try await TestPorts.start { try await backend.start($0) }
         let clock = ManualClock()  // the keeper's interval: the test says when it passes
         let manager = ConnectionManager(factory: backend.factory(), clock: clock, scanInterval: .seconds(2))
         var configuration = ConnectionConfiguration(url: first.url)
@@ -53,7 +54,7 @@ enum PlatformScenarios {
         #expect(connection.queuedCommandCount == 3, "nothing queued was lost to the failed attempt")
 
         // The server comes back on the same port; at the next interval the keeper reconnects.
-        let second = try await backend.start(first.port)
+        let second = try await TestPorts.restart(on: first.port) { try await backend.start($0) }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))
         try await connection.waitFor(.connected, "the keeper reconnects: leases are held")
