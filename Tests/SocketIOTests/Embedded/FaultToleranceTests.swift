@@ -21,15 +21,7 @@ struct FaultToleranceTests {
         try await withTimeout(20, "connect") { try await socket.connect() }
 
         // The fault: every connection through the proxy is cut every 200 ms.
-        let cutter = Task {
-            var cuts = 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
-                proxy.cutAll()
-                cuts += 1
-            }
-            return cuts
-        }
+        let cutter = proxy.cutRepeatedly(every: .milliseconds(200))
         let total = 5_000
         let acked = try await withTimeout(240, "5,000 acked events") {
             var acked: [Int] = []

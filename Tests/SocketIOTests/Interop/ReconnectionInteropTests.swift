@@ -24,15 +24,7 @@ struct ReconnectionInteropTests {
         let manager = try Manager(url: URL(string: proxy.url)!, configuration: configuration)
         let socket = manager.socket()
         try await withTimeout(20, "connect") { try await socket.connect() }
-        let cutter = Task {
-            var cuts = 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
-                proxy.cutAll()
-                cuts += 1
-            }
-            return cuts
-        }
+        let cutter = proxy.cutRepeatedly(every: .milliseconds(200))
         let total = 1_000
         let replies = try await withTimeout(180, "\(total) acked events") {
             var replies: [Int] = []

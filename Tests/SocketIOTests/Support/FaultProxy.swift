@@ -46,6 +46,21 @@ final class FaultProxy: Sendable {
         for channel in channels { channel.close(mode: .all, promise: nil) }
     }
 
+    /// Cuts every connection every `interval` until the returned task is cancelled; its value
+    /// is the number of cuts. The interval is the fault's schedule (a flaky network), not a wait
+    /// for anything: the test awaits its own results.
+    func cutRepeatedly(every interval: Duration) -> Task<Int, Never> {
+        Task {
+            var cuts = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                cutAll()
+                cuts += 1
+            }
+            return cuts
+        }
+    }
+
     /// While on, new connections are closed as soon as they arrive.
     func refuseNewConnections(_ refusing: Bool) {
         state.withLockedValue { $0.refusing = refusing }
