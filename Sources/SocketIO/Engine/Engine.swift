@@ -130,25 +130,29 @@ final class Engine: Sendable {
     /// returns `false`, writing nothing, otherwise.
     @discardableResult
     func send(_ packets: [EnginePacket]) -> Bool {
-        // A heartbeat deadline that passed while the process was suspended: act on it first
-        // (close with `ping timeout`), so nothing is written into a dead connection and the
-        // caller keeps the packets for the next session (socket.io checks before each emit).
-        if let overdue = inner.withLockedValue({ inner in inner.timer.flatMap { $0.isDue() ? $0.generation : nil } }) {
-            timerFired(generation: overdue)
-        }
         // The write happens under the engine lock (transports only take their own locks and
         // never call back), so no send can overtake another across a transport switch.
-        let sent = inner.withLockedValue { inner -> Bool in
-            guard inner.machine.isOpen else { return false }
+        // A heartbeat deadline that passed while the process was suspended is acted on first
+        // (close with `ping timeout`), so nothing is written into a dead connection and the
+        // caller keeps the packets for the next session (socket.io checks before each emit).
+        let outcome = inner.withLockedValue { inner -> (sent: Bool, overdue: Int?) in
+            if let timer = inner.timer, timer.isDue() { return (false, timer.generation) }
+            guard inner.machine.isOpen else { return (false, nil) }
             if inner.upgrade.holdsPackets || inner.transport == nil {
                 inner.held.append(contentsOf: packets)
             } else {
                 inner.transport?.send(packets)
             }
-            return true
+            return (true, nil)
         }
-        if sent { configuration.logger.trace("sent", metadata: ["engineio.packets": "\(packets)"]) }
-        return sent
+        if let overdue = outcome.overdue {
+            timerFired(generation: overdue)
+            // Closed now (v4), or a v3 ping went out and its new timer is not due: try once more.
+            let stillDue = inner.withLockedValue { $0.timer.map { $0.generation == overdue && $0.isDue() } ?? false }
+            return stillDue ? false : send(packets)
+        }
+        if outcome.sent { configuration.logger.trace("sent", metadata: ["engineio.packets": "\(packets)"]) }
+        return outcome.sent
     }
 
     /// Closes the session and returns once its connection is closed.
