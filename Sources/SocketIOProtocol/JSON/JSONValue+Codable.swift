@@ -113,7 +113,7 @@ struct JSONCodingKey: CodingKey {
 
 extension JSONValue {
     /// A short name of this value's kind for error messages ("a string", "null").
-    var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

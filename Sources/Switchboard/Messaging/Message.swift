@@ -25,9 +25,9 @@ public struct Message: Sendable, Hashable {
     ///
     /// A message is a JSON object with a string or number id and a body (any JSON value).
     public init(json: JSONValue, format: MessageFormat = MessageFormat()) throws(MessageRejection) {
-        guard case .object = json else { throw .notAnObject(json.kindName) }
+        guard case .object = json else { throw .notAnObject(json.kindDescription) }
         guard let idValue = format.idPath.value(in: json) else { throw .missingID(format.idPath) }
-        guard let id = MessageID(idValue) else { throw .invalidID(format.idPath, idValue.kindName) }
+        guard let id = MessageID(idValue) else { throw .invalidID(format.idPath, idValue.kindDescription) }
         guard let body = format.bodyPath.value(in: json) else { throw .missingBody(format.bodyPath) }
         self.id = id
         self.body = body
@@ -88,20 +88,5 @@ public struct MessageFormat: Hashable, Sendable {
     public init(idPath: JSONKeyPath = "msg_id", bodyPath: JSONKeyPath = "msg_body") {
         self.idPath = idPath
         self.bodyPath = bodyPath
-    }
-}
-
-extension JSONValue {
-    /// "object", "string", … for messages that say what arrived instead of what was expected.
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        case .binary: "binary data"
-        }
     }
 }
