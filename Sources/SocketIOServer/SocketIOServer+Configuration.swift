@@ -38,6 +38,10 @@ extension SocketIOServer {
         public var maxPendingAcks: Int
         /// The most binary attachments accepted in one packet.
         public var maxAttachments: Int
+        /// How long a new connection may take to send its first complete request head; a
+        /// connection that sends nothing, or not HTTP, is closed after it. It also bounds how
+        /// long ``SocketIOServer/stop()`` can be held by such a connection (it closes them at once).
+        public var requestHeadTimeout: Duration
         /// The clock for heartbeats, timeouts and recovery windows; inject a test clock in tests.
         public var clock: any Clock<Duration>
 
@@ -56,6 +60,7 @@ extension SocketIOServer {
             maxPacketsPerPoll: Int = 16,
             maxPendingAcks: Int = 1_000,
             maxAttachments: Int = 10,
+            requestHeadTimeout: Duration = .seconds(10),
             clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.path = path
@@ -72,6 +77,7 @@ extension SocketIOServer {
             self.maxPacketsPerPoll = maxPacketsPerPoll
             self.maxPendingAcks = maxPendingAcks
             self.maxAttachments = maxAttachments
+            self.requestHeadTimeout = requestHeadTimeout
             self.clock = clock
         }
 

@@ -1,5 +1,6 @@
 public import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
@@ -31,16 +32,23 @@ extension SocketIOServer {
         let listening = OneShot<Int>()
         let app = Application(
             responder: EngineResponder(core: core),
-            server: .http1WebSocketUpgrade(
-                configuration: .init(ws: WebSocketServerConfiguration(
-                    maxFrameSize: configuration.maxPayload,
-                    autoPing: .disabled,
-                    closeTimeout: .seconds(5)
-                )),
-                shouldUpgrade: { @Sendable (head: HTTPRequest, channel: any Channel, _: Logger) in
-                    core.shouldUpgrade(head, channel: channel)
-                }
-            ),
+            server: HTTPServerBuilder { responder in
+                GuardedChildChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder,
+                        configuration: .init(ws: WebSocketServerConfiguration(
+                            maxFrameSize: configuration.maxPayload,
+                            autoPing: .disabled,
+                            closeTimeout: .seconds(5)
+                        )),
+                        shouldUpgrade: { @Sendable (head: HTTPRequest, channel: any Channel, _: Logger) in
+                            core.shouldUpgrade(head, channel: channel)
+                        }
+                    ),
+                    timeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout))),
+                    unfinished: core.unfinished
+                )
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 listening.resolve(.success(channel.localAddress?.port ?? port))
@@ -91,6 +99,9 @@ extension SocketIOServer {
             if case .running(let task, _) = lifecycle { return task }
             return nil
         }
+        // Closes every session and plain WebSocket, then every connection still sending its
+        // first request head: cancelling the server's task cannot reach those (see
+        // `UnfinishedRequests`), and one of them would otherwise hold `stop()` forever.
         core.closeAll()
         guard let task else { return }
         task.cancel()

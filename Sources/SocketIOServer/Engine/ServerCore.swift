@@ -8,6 +8,8 @@ final class ServerCore: Sendable {
     let sessions = SessionRegistry()
     let namespaces: NamespaceRegistry
     let plain: PlainWebSocketEndpoint
+    /// Connections that have not sent a complete request head yet.
+    let unfinished = UnfinishedRequests()
 
     init(environment: ServerEnvironment) {
         self.environment = environment
@@ -25,12 +27,14 @@ final class ServerCore: Sendable {
             registry: sessions
         )
         let client = ClientConnection(session: session, namespaces: namespaces, environment: environment)
-        sessions.add(session)
+        let added = sessions.add(session)
         session.start(client: client)
         client.start()
         let transport: SocketIOServer.TransportKind = webSocket == nil ? .polling : .websocket
         session.logger.debug("Engine.IO session open", metadata: ["socketio.transport": "\(transport.rawValue)"])
         environment.events.emit(.sessionOpened(sid: session.sid, transport: transport, address: request.address))
+        // Opened while the server stops (after `closeAll` took its list): close it like the rest.
+        if !added { session.close(.serverShuttingDown) }
         return session
     }
 
@@ -39,9 +43,11 @@ final class ServerCore: Sendable {
         .text("0" + environment.handshake(sid: sid, transport: transport).json)
     }
 
-    /// Closes every session and plain WebSocket (the server is stopping).
+    /// Closes every session, plain WebSocket and unfinished connection (the server is
+    /// stopping); sessions opened from now on are closed as soon as they are made.
     func closeAll() {
-        for session in sessions.all { session.close(.serverShuttingDown) }
+        for session in sessions.stop() { session.close(.serverShuttingDown) }
         plain.closeAll()
+        unfinished.closeAll()
     }
 }

@@ -11,6 +11,8 @@ final class PlainWebSocketEndpoint: Sendable {
     private let environment: ServerEnvironment
     private let handler = NIOLockedValueBox<Handler?>(nil)
     private let connections = NIOLockedValueBox<[String: PlainWebSocketConnection]>([:])
+    /// Set by ``closeAll()``: a connection that opens afterwards is closed at once.
+    private let stopping = NIOLockedValueBox(false)
 
     init(environment: ServerEnvironment) {
         self.environment = environment
@@ -30,6 +32,7 @@ final class PlainWebSocketEndpoint: Sendable {
             writer: writer
         )
         connections.withLockedValue { $0[connection.id] = connection }
+        if stopping.withLockedValue({ $0 }) { connection.close() }
         environment.events.emit(.plainWebSocketOpened(id: connection.id, address: request.address))
         defer {
             connections.withLockedValue { _ = $0.removeValue(forKey: connection.id) }
@@ -58,6 +61,7 @@ final class PlainWebSocketEndpoint: Sendable {
     }
 
     func closeAll() {
+        stopping.withLockedValue { $0 = true }
         for connection in connections.withLockedValue({ Array($0.values) }) { connection.close() }
     }
 }

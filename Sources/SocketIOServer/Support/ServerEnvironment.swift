@@ -60,23 +60,41 @@ final class ConnectionEventHook: Sendable {
 
 /// The open Engine.IO sessions by sid.
 final class SessionRegistry: Sendable {
-    private let sessions = NIOLockedValueBox<[String: EngineSession]>([:])
+    private struct State {
+        var sessions: [String: EngineSession] = [:]
+        var stopping = false
+    }
 
-    func add(_ session: EngineSession) {
-        sessions.withLockedValue { $0[session.sid] = session }
+    private let state = NIOLockedValueBox(State())
+
+    /// Registers `session`; returns `false` once the server is stopping (close the session).
+    @discardableResult
+    func add(_ session: EngineSession) -> Bool {
+        state.withLockedValue { state in
+            state.sessions[session.sid] = session
+            return !state.stopping
+        }
+    }
+
+    /// Marks the server as stopping and returns every session registered now.
+    func stop() -> [EngineSession] {
+        state.withLockedValue { state in
+            state.stopping = true
+            return Array(state.sessions.values)
+        }
     }
 
     func remove(_ sid: String) {
-        _ = sessions.withLockedValue { $0.removeValue(forKey: sid) }
+        _ = state.withLockedValue { $0.sessions.removeValue(forKey: sid) }
     }
 
     subscript(sid: String) -> EngineSession? {
-        sessions.withLockedValue { $0[sid] }
+        state.withLockedValue { $0.sessions[sid] }
     }
 
     var all: [EngineSession] {
-        sessions.withLockedValue { Array($0.values) }
+        state.withLockedValue { Array($0.sessions.values) }
     }
 
-    var count: Int { sessions.withLockedValue { $0.count } }
+    var count: Int { state.withLockedValue { $0.sessions.count } }
 }
