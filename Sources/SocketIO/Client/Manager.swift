@@ -197,11 +197,14 @@ public final class Manager: Sendable {
     }
 
     /// Writes a packet on the open session. Returns `false` when there is none.
+    ///
+    /// With `afterPeerRead`, it goes out once the server has read everything written before
+    /// (the namespace DISCONNECT: socket.io's Node server drops events it reads together with it).
     @discardableResult
-    func write(_ packet: SocketPacket) -> Bool {
+    func write(_ packet: SocketPacket, afterPeerRead: Bool = false) -> Bool {
         let encoded = SocketPacketEncoder.encode(packet)
         guard let engine = inner.withLockedValue({ $0.engine }) else { return false }
-        return engine.send(encoded.enginePackets)
+        return engine.send(encoded.enginePackets, afterPeerRead: afterPeerRead)
     }
 
     /// Writes several packets in order, in one transport write.

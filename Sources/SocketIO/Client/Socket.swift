@@ -155,7 +155,9 @@ public final class Socket: Sendable {
         case .none, .attemptFailed:
             failAcks(ids: dropped.compactMap(\.id), with: .disconnected(.ioClientDisconnect))
         case .disconnected(let reason, let sendDisconnect, _):
-            if sendDisconnect { manager.write(SocketPacket(kind: .disconnect, namespace: namespace)) }
+            // After a fence: events emitted just before must reach the server in an earlier read
+            // than the DISCONNECT, or socket.io's Node server drops them (see README, "Closing").
+            if sendDisconnect { manager.write(SocketPacket(kind: .disconnect, namespace: namespace), afterPeerRead: true) }
             failAcks(ids: dropped.compactMap(\.id), with: .disconnected(reason))
             ended(reason, connectFailure: .disconnected(reason))
         }

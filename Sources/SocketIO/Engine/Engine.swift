@@ -128,8 +128,11 @@ final class Engine: Sendable {
 
     /// Writes packets if the session is open (holding them while an upgrade pauses polling);
     /// returns `false`, writing nothing, otherwise.
+    ///
+    /// With `afterPeerRead`, the packets go out once the server has read everything written
+    /// before them (see ``EngineTransport/sendAfterPeerRead(_:)``).
     @discardableResult
-    func send(_ packets: [EnginePacket]) -> Bool {
+    func send(_ packets: [EnginePacket], afterPeerRead: Bool = false) -> Bool {
         // The write happens under the engine lock (transports only take their own locks and
         // never call back), so no send can overtake another across a transport switch.
         // A heartbeat deadline that passed while the process was suspended is acted on first
@@ -140,6 +143,8 @@ final class Engine: Sendable {
             guard inner.machine.isOpen else { return (false, nil) }
             if inner.upgrade.holdsPackets || inner.transport == nil {
                 inner.held.append(contentsOf: packets)
+            } else if afterPeerRead {
+                inner.transport?.sendAfterPeerRead(packets)
             } else {
                 inner.transport?.send(packets)
             }
@@ -149,7 +154,7 @@ final class Engine: Sendable {
             timerFired(generation: overdue)
             // Closed now (v4), or a v3 ping went out and its new timer is not due: try once more.
             let stillDue = inner.withLockedValue { $0.timer.map { $0.generation == overdue && $0.isDue() } ?? false }
-            return stillDue ? false : send(packets)
+            return stillDue ? false : send(packets, afterPeerRead: afterPeerRead)
         }
         if outcome.sent { configuration.logger.trace("sent", metadata: ["engineio.packets": "\(packets)"]) }
         return outcome.sent

@@ -18,6 +18,10 @@ protocol EngineTransport: AnyObject, Sendable {
     var name: String { get }
     /// Writes packets in order.
     func send(_ packets: [EnginePacket])
+    /// Writes packets in order once the peer has read everything written before them (a
+    /// WebSocket ping answered; a POST answered), so they reach it in a later read. For the
+    /// namespace DISCONNECT: socket.io's Node server drops events read together with it.
+    func sendAfterPeerRead(_ packets: [EnginePacket])
     /// Ends the transport, after writing what was already handed to `send`.
     func close()
     /// Returns once the transport's connection is closed (at once if it never opened).

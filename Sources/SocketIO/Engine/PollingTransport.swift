@@ -31,6 +31,9 @@ final class PollingTransport: EngineTransport {
         var sid: String?
         var maxPayload = 1_000_000
         var outbox = Deque<EnginePacket>()
+        /// Positions in `outbox` a POST must not span: the packets from there on go in a later POST
+        /// than those before (POSTs are sequential, each answered after the server read it).
+        var fences = Deque<Int>()
         var posting = false
         var getTask: Task<Void, Never>?
         var paused = false
@@ -63,12 +66,22 @@ final class PollingTransport: EngineTransport {
         if start { postLoop() }
     }
 
+    func sendAfterPeerRead(_ packets: [EnginePacket]) {
+        let start = state.withLockedValue { state -> Bool in
+            guard !state.finished else { return false }
+            if !state.outbox.isEmpty { state.fences.append(state.outbox.count) }
+            state.outbox.append(contentsOf: packets)
+            return startPostIfIdle(&state)
+        }
+        if start { postLoop() }
+    }
+
     func close() {
         let (task, finishNow, post) = state.withLockedValue { state -> (Task<Void, Never>?, Bool, Bool) in
             state.closing = true
             let task = state.getTask
             state.getTask = nil
-            if state.sid == nil || state.finished { state.outbox.removeAll() }
+            if state.sid == nil || state.finished { state.outbox.removeAll(); state.fences.removeAll() }
             // The last packets (a `close`) still go out, even while paused for an upgrade.
             if !state.posting && !state.outbox.isEmpty {
                 state.posting = true
@@ -121,6 +134,7 @@ final class PollingTransport: EngineTransport {
         let task = state.withLockedValue { state -> Task<Void, Never>? in
             state.closing = true
             state.outbox.removeAll()
+            state.fences.removeAll()
             defer { state.getTask = nil }
             return state.getTask
         }
@@ -131,7 +145,7 @@ final class PollingTransport: EngineTransport {
     /// Packets queued but not yet posted (handed to the new transport after an upgrade).
     func takeUnsent() -> [EnginePacket] {
         state.withLockedValue { state in
-            defer { state.outbox.removeAll() }
+            defer { state.outbox.removeAll(); state.fences.removeAll() }
             return Array(state.outbox)
         }
     }
@@ -226,8 +240,10 @@ final class PollingTransport: EngineTransport {
                         state.posting = false
                         return nil
                     }
-                    let batch = Self.takeBatch(from: &state.outbox, maxPackets: options.maxPacketsPerRequest,
+                    let limit = min(options.maxPacketsPerRequest, state.fences.first ?? .max)
+                    let batch = Self.takeBatch(from: &state.outbox, maxPackets: limit,
                                                maxBytes: state.maxPayload, version: options.version)
+                    Self.advance(&state.fences, by: batch.count)
                     return (sid, PollingPayload.encode(batch, version: options.version))
                 }
                 guard let (sid, body) = next else { break }
@@ -237,7 +253,7 @@ final class PollingTransport: EngineTransport {
                     state.withLockedValue { state in
                         state.posting = false
                         // Nothing more can be posted: a closing transport finishes anyway.
-                        if state.closing { state.outbox.removeAll() }
+                        if state.closing { state.outbox.removeAll(); state.fences.removeAll() }
                     }
                     reporter.end((error as? PollingFailure)?.reason ?? .transportError("polling POST failed: \(error)"))
                     break
@@ -261,6 +277,12 @@ final class PollingTransport: EngineTransport {
             bytes += size
         }
         return batch
+    }
+
+    /// Moves the fences after `count` packets left the front of the outbox.
+    static func advance(_ fences: inout Deque<Int>, by count: Int) {
+        for index in fences.indices { fences[index] -= count }
+        while let first = fences.first, first <= 0 { fences.removeFirst() }
     }
 
     private func notifyPausedIfIdle() {

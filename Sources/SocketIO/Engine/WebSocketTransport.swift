@@ -55,6 +55,11 @@ final class WebSocketTransport: EngineTransport {
         channel.send(packets.map { $0.webSocketMessage(version: version) })
     }
 
+    func sendAfterPeerRead(_ packets: [EnginePacket]) {
+        guard let channel = current else { return }
+        channel.sendAfterPeerRead(packets.map { $0.webSocketMessage(version: version) })
+    }
+
     func waitUntilClosed() async {
         await current?.waitUntilClosed()
     }

@@ -26,6 +26,9 @@ extension WebSocketClientChannel {
         package var openTimeout: TimeAmount?
         /// The event loops to run on (NIO's shared group by default).
         package var group: any EventLoopGroup
+        /// How long a fence (``WebSocketClientChannel/sendAfterPeerRead(_:)``) waits for the
+        /// peer's pong before writing what it holds anyway (a peer that never answers pings).
+        package var fenceTimeout: TimeAmount = .seconds(2)
 
         /// A configuration with the engine's defaults: 20 s to connect, no bound on the rest.
         package init(

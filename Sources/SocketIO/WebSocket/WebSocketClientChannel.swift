@@ -31,15 +31,15 @@ package final class WebSocketClientChannel: Sendable {
     private struct State {
         /// The TCP channel as soon as it connects (to close it even mid-handshake).
         var raw: (any Channel)?
-        /// The channel once the WebSocket upgrade completed; sends made before wait in `pending`.
+        /// The channel once the WebSocket upgrade completed; what is sent before waits in `outbox`.
         var channel: (any Channel)?
-        var pending: [WebSocketMessage] = []
-        /// Whether `close` or `abort` was called.
+        /// Whether `close` or `abort` was called (later sends are dropped).
         var closing = false
-        /// Messages waiting for the event loop, and whether a drain is already scheduled.
-        var outbox: [WebSocketMessage] = []
+        /// What waits to be written, and whether a drain on the event loop is already scheduled.
+        var outbox = WebSocketOutbox()
         var drainScheduled = false
         var openTimeout: Scheduled<Void>?
+        var fenceTimeout: Scheduled<Void>?
     }
 
     private let configuration: Configuration
@@ -117,7 +117,10 @@ package final class WebSocketClientChannel: Sendable {
                             maxAccumulatedFrameSize: maxMessageSize
                         )
                     )
-                    try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(reporter: reporter))
+                    try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(
+                        reporter: reporter,
+                        onPong: { [weak self] data in self?.pongReceived(data) }
+                    ))
                 }
             }
         )
@@ -149,12 +152,13 @@ package final class WebSocketClientChannel: Sendable {
         }
     }
 
-    /// The WebSocket is up: from now on sends go straight to the channel.
+    /// The WebSocket is up: what was sent meanwhile is written first, then sends go straight on.
     private func upgradeCompleted(on channel: any Channel) {
-        let (closing, pending) = state.withLockedValue { state in
+        let closing = state.withLockedValue { state in
             state.channel = channel
-            defer { state.pending = [] }
-            return (state.closing, state.pending)
+            if state.closing && state.outbox.isEmpty { return true }
+            state.drainScheduled = true
+            return false
         }
         cancelOpenTimeout()
         if closing {
@@ -162,10 +166,8 @@ package final class WebSocketClientChannel: Sendable {
             return
         }
         reporter.opened()
-        if !pending.isEmpty {
-            // Already on the event loop: written before any drain queued by a later send.
-            writeNow(pending, on: channel)
-        }
+        // Already on the event loop: written before any drain queued by a later send.
+        drain(on: channel)
     }
 }
 
@@ -177,32 +179,61 @@ extension WebSocketClientChannel {
 
     /// Sends messages in order (after the upgrade, if it is still under way); dropped once closing.
     package func send(_ messages: some Collection<WebSocketMessage>) {
+        enqueue { $0.append(messages: messages) }
+    }
+
+    /// Sends messages once the peer has read everything sent before them: a ping goes out after
+    /// what is queued, and these messages (and everything after them, a close included) wait for
+    /// its pong, at most ``Configuration/fenceTimeout``. See ``WebSocketOutbox``.
+    package func sendAfterPeerRead(_ messages: some Collection<WebSocketMessage>) {
+        enqueue { outbox in
+            outbox.append(.fence)
+            outbox.append(messages: messages)
+        }
+    }
+
+    /// Ends the connection after what was already handed to `send` (fences included): a close
+    /// frame with `code`, then the TCP close (at once when the upgrade has not completed).
+    package func close(code: WebSocketErrorCode = .normalClosure) {
+        let (channel, raw, drainNow) = state.withLockedValue { state -> ((any Channel)?, (any Channel)?, Bool) in
+            guard !state.closing else { return (nil, nil, false) }
+            state.closing = true
+            guard let channel = state.channel else {
+                state.outbox.removeAll()
+                return (nil, state.raw, false)
+            }
+            state.outbox.append(.close(code))
+            guard !state.drainScheduled else { return (channel, nil, false) }
+            state.drainScheduled = true
+            return (channel, nil, true)
+        }
+        guard let channel else {
+            cancelOpenTimeout()
+            raw?.close(promise: nil)
+            return
+        }
+        if drainNow { channel.eventLoop.execute { [self] in drain(on: channel) } }
+    }
+
+    private func enqueue(_ add: (inout WebSocketOutbox) -> Void) {
         let channel = state.withLockedValue { state -> (any Channel)? in
             guard !state.closing else { return nil }
-            guard let channel = state.channel else {
-                state.pending.append(contentsOf: messages)
-                return nil
-            }
-            state.outbox.append(contentsOf: messages)
-            guard !state.drainScheduled else { return nil }
+            add(&state.outbox)
+            guard let channel = state.channel, !state.drainScheduled else { return nil }
             state.drainScheduled = true
             return channel
         }
         guard let channel else { return }
-        channel.eventLoop.execute { [self] in
-            let batch = state.withLockedValue { state in
-                state.drainScheduled = false
-                defer { state.outbox.removeAll(keepingCapacity: true) }
-                return state.outbox
-            }
-            writeNow(batch, on: channel)
-        }
+        channel.eventLoop.execute { [self] in drain(on: channel) }
     }
 
-    /// Writes frames and flushes once; runs on the channel's event loop.
-    private func writeNow(_ messages: [WebSocketMessage], on channel: any Channel) {
-        guard !messages.isEmpty else { return }
-        for message in messages {
+    /// Writes what the outbox lets through and flushes once; runs on the channel's event loop.
+    private func drain(on channel: any Channel) {
+        let write = state.withLockedValue { state in
+            state.drainScheduled = false
+            return state.outbox.takeWritable()
+        }
+        for message in write.messages {
             let frame: WebSocketFrame
             switch message {
             case .text(let text):
@@ -214,23 +245,42 @@ extension WebSocketClientChannel {
             }
             channel.write(frame, promise: nil)
         }
-        channel.flush()
-    }
-
-    /// Ends the connection after what was already handed to `send`: a close frame with `code`,
-    /// then the TCP close (at once when the upgrade has not completed).
-    package func close(code: WebSocketErrorCode = .normalClosure) {
-        let (channel, raw) = beginClosing()
-        guard let channel else {
-            raw?.close(promise: nil)
-            return
+        if let token = write.ping {
+            var data = channel.allocator.buffer(capacity: 8)
+            data.writeInteger(token)
+            channel.write(WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: data), promise: nil)
+            let timeout = channel.eventLoop.scheduleTask(in: configuration.fenceTimeout) { [self] in
+                release(token: token, on: channel)
+            }
+            state.withLockedValue { $0.fenceTimeout = timeout }
         }
-        channel.eventLoop.execute {
+        if let code = write.close {
             var data = channel.allocator.buffer(capacity: 2)
             data.write(webSocketErrorCode: code)
             let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
             channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+            return
         }
+        if !write.messages.isEmpty || write.ping != nil { channel.flush() }
+    }
+
+    /// A pong arrived (on the event loop): if it answers the fence's ping, write what it held.
+    private func pongReceived(_ data: ByteBuffer) {
+        guard data.readableBytes == 8, let token = data.getInteger(at: data.readerIndex, as: UInt64.self),
+              let channel = state.withLockedValue({ $0.channel }) else { return }
+        release(token: token, on: channel)
+    }
+
+    private func release(token: UInt64, on channel: any Channel) {
+        let (released, timeout) = state.withLockedValue { state -> (Bool, Scheduled<Void>?) in
+            guard state.outbox.release(token: token) else { return (false, nil) }
+            defer { state.fenceTimeout = nil }
+            state.drainScheduled = true
+            return (true, state.fenceTimeout)
+        }
+        guard released else { return }
+        timeout?.cancel()
+        drain(on: channel)
     }
 
     /// Drops the connection without a close frame (after a protocol error, say).
@@ -240,11 +290,13 @@ extension WebSocketClientChannel {
     }
 
     private func beginClosing() -> ((any Channel)?, (any Channel)?) {
-        let (channel, raw) = state.withLockedValue { state in
+        let (channel, raw, fence) = state.withLockedValue { state in
             state.closing = true
-            state.pending = []
-            return (state.channel, state.raw)
+            state.outbox.removeAll()
+            defer { state.fenceTimeout = nil }
+            return (state.channel, state.raw, state.fenceTimeout)
         }
+        fence?.cancel()
         cancelOpenTimeout()
         return (channel, raw)
     }

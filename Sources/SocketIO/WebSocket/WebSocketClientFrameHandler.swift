@@ -56,15 +56,17 @@ final class WebSocketClientReporter: Sendable {
     }
 }
 
-/// Turns WebSocket frames into messages, answers pings, reports the end.
+/// Turns WebSocket frames into messages, answers pings, hands pongs on (fences), reports the end.
 final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let reporter: WebSocketClientReporter
+    private let onPong: @Sendable (ByteBuffer) -> Void
 
-    init(reporter: WebSocketClientReporter) {
+    init(reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer) -> Void) {
         self.reporter = reporter
+        self.onPong = onPong
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -82,7 +84,9 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
             let code = data.readWebSocketErrorCode().map { UInt16(webSocketErrorCode: $0) }
             reporter.end(.closed(code: code))
             context.close(promise: nil)
-        case .pong, .continuation:
+        case .pong:
+            onPong(frame.unmaskedData)
+        case .continuation:
             break
         default:
             break

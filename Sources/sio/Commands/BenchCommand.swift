@@ -81,9 +81,9 @@ struct BenchCommand: AsyncParsableCommand {
             let target = (url == nil ? "embedded server " : "") + "\(serverURL.absoluteString), \(transport.rawValue)"
             if json {
                 let object = JSONObject(columns.map { ($0.0, $0.1.json) })
-                print(JSONValue.object(object).jsonString)
+                StandardOutput.line(JSONValue.object(object).jsonString)
             } else {
-                print(BenchResult.table(target: target, columns: columns))
+                StandardOutput.line(BenchResult.table(target: target, columns: columns))
             }
         }
     }

@@ -33,7 +33,7 @@ struct EmitCommand: AsyncParsableCommand {
                 if ack {
                     let reply = try await socket.emitWithAck(
                         event, items: values, timeout: .milliseconds(Int(timeout * 1000)))
-                    print(JSONValue.array(reply).jsonString)
+                    StandardOutput.line(JSONValue.array(reply).jsonString)
                 } else {
                     try socket.emit(event, items: values)
                 }

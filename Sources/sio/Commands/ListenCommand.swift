@@ -21,41 +21,46 @@ struct ListenCommand: AsyncParsableCommand {
             let events = socket.allEvents()
             let status = socket.statusChanges
             try await connection.connect(socket, manager: manager)
-            let ended = Task {
-                for await change in status {
-                    // A lost connection comes back on its own (reconnection); only the server's
-                    // or our own disconnect ends the command.
-                    guard case .disconnected(let reason) = change else { continue }
-                    if !reason.isRecoverable { return reason }
-                    FileHandle.standardError.write(Data("disconnected (\(reason)); reconnecting…\n".utf8))
+            // Both loops are children of one group, so whichever ends first cancels the other
+            // (iterating an `AsyncStream` ends when its task is cancelled). An unstructured task
+            // awaited from a child would not hear that cancellation, and the command would hang.
+            let outcome = await withTaskGroup(of: ListenOutcome.self) { group in
+                group.addTask {
+                    for await change in status {
+                        // A lost connection comes back on its own (reconnection); only the
+                        // server's or our own disconnect ends the command.
+                        guard case .disconnected(let reason) = change else { continue }
+                        if !reason.isRecoverable { return .disconnected(reason) }
+                        FileHandle.standardError.write(Data("disconnected (\(reason)); reconnecting…\n".utf8))
+                    }
+                    return .cancelled
                 }
-                return DisconnectReason.ioClientDisconnect
-            }
-            var seen = 0
-            let printer = Task {
-                for await event in events {
-                    let line: JSONValue = ["event": .string(event.name), "args": .array(event.items)]
-                    FileHandle.standardOutput.write(Data((line.jsonString + "\n").utf8))
-                    seen += 1
-                    if let count, seen >= count { return true }
+                group.addTask { [count] in
+                    var seen = 0
+                    for await event in events {
+                        let line: JSONValue = ["event": .string(event.name), "args": .array(event.items)]
+                        StandardOutput.line(line.jsonString)
+                        seen += 1
+                        if let count, seen >= count { return .counted }
+                    }
+                    return .cancelled
                 }
-                return false
-            }
-            let finishedByCount = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { await printer.value }
-                group.addTask { _ = await ended.value; return false }
-                let first = await group.next() ?? false
+                let first = await group.next() ?? .cancelled
                 group.cancelAll()
                 return first
             }
-            if finishedByCount {
-                await manager.close()
-                return
-            }
-            let reason = await ended.value
-            printer.cancel()
             await manager.close()
+            guard case .disconnected(let reason) = outcome else { return }
             throw CLIError("disconnected: \(reason)")
         }
     }
+}
+
+private enum ListenOutcome: Sendable {
+    /// `--count` events were printed.
+    case counted
+    /// The server's or the app's disconnect ended the session.
+    case disconnected(DisconnectReason)
+    /// The command was interrupted.
+    case cancelled
 }

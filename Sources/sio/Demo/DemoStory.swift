@@ -34,7 +34,7 @@ struct DemoStory: Sendable {
     }
 
     private func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardOutput.line(text)
     }
 }
 

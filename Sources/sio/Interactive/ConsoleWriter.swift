@@ -107,20 +107,6 @@ final class ConsoleWriter: Sendable {
     }
 
     private static func writeOut(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDOUT_FILENO, base + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return  // standard output is gone; nothing sensible left to do
-                }
-            }
-        }
+        StandardOutput.write(text)
     }
 }
