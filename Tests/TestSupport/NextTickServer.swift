@@ -39,14 +39,15 @@ public final class NextTickServer: Sendable {
     /// `ws://127.0.0.1:<port>`.
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// Starts listening on a free loopback port.
-    public static func start() async throws -> NextTickServer {
+    /// Starts listening on a free loopback port; with `answersPings` false it never answers a
+    /// WebSocket ping (a peer that never confirms what it read).
+    public static func start(answersPings: Bool = true) async throws -> NextTickServer {
         let (records, continuation) = AsyncStream<Record>.makeStream()
         let upgrader = NIOWebSocketServerUpgrader(
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NextTickHandler(report: { continuation.yield($0) }))
+                    try channel.pipeline.syncOperations.addHandler(NextTickHandler(answersPings: answersPings, report: { continuation.yield($0) }))
                 }
             }
         )
@@ -73,11 +74,13 @@ private final class NextTickHandler: ChannelInboundHandler, RemovableChannelHand
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
+    private let answersPings: Bool
     private let report: @Sendable (NextTickServer.Record) -> Void
     /// Events read and not yet dispatched: `(namespace, packet text)`.
     private var pending: [(String, String)] = []
 
-    init(report: @escaping @Sendable (NextTickServer.Record) -> Void) {
+    init(answersPings: Bool, report: @escaping @Sendable (NextTickServer.Record) -> Void) {
+        self.answersPings = answersPings
         self.report = report
     }
 
@@ -89,6 +92,7 @@ private final class NextTickHandler: ChannelInboundHandler, RemovableChannelHand
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .ping:
+            guard answersPings else { return }
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:

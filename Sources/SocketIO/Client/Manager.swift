@@ -96,15 +96,26 @@ public final class Manager: Sendable {
     }
 
     /// Disconnects every socket and returns once the connection is closed, so everything emitted
-    /// before has been written (use it before a process exits).
+    /// before has reached the server (use it before a process exits). Every async sequence
+    /// obtained from the manager and its sockets before the call ends.
+    ///
+    /// Events emitted just before are not lost to a server that drops events read together with
+    /// the DISCONNECT (socket.io's Node server does): the DISCONNECT waits until the server has
+    /// read everything before it. Bounded: the wait for that confirmation takes at most 2 s.
     public func close() async {
         let (sockets, engine) = inner.withLockedValue { (Array($0.sockets.values), $0.engine) }
         for socket in sockets { socket.disconnect() }
         closeEngine()
         await engine?.closeAndWait()
+        let observers = inner.withLockedValue { inner in
+            defer { inner.observers = [:] }
+            return Array(inner.observers.values)
+        }
+        for observer in observers { observer.finish() }
+        for socket in sockets { socket.finishStreams() }
     }
 
-    /// The manager's events (`open`, `ping`, `close`, `error`) from now on.
+    /// The manager's events (`open`, `ping`, `close`, `error`) from now on, until ``close()``.
     public var events: AsyncStream<ManagerEvent> {
         let (stream, continuation) = AsyncStream<ManagerEvent>.makeStream()
         let id = inner.withLockedValue { inner in

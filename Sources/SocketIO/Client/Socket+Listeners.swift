@@ -48,20 +48,43 @@ extension Socket {
         inner.withLockedValue { $0.listeners.removeAllAnyOutgoing() }
     }
 
-    /// The `event`s from the server as an async sequence; it ends when the task stops iterating.
+    /// The `event`s from the server as an async sequence; it ends when the task stops iterating
+    /// or the manager is closed (``Manager/close()``).
     public func events(named event: String) -> AsyncStream<SocketEvent> {
         let (stream, continuation) = AsyncStream<SocketEvent>.makeStream()
         let id = on(event) { continuation.yield($0) }
-        continuation.onTermination = { [weak self] _ in self?.off(id) }
+        endOnClose(id, continuation.finish)
+        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
         return stream
     }
 
-    /// Every event from the server as an async sequence.
+    /// Every event from the server as an async sequence; it ends when the task stops iterating
+    /// or the manager is closed.
     public func allEvents() -> AsyncStream<SocketEvent> {
         let (stream, continuation) = AsyncStream<SocketEvent>.makeStream()
         let id = onAny { continuation.yield($0) }
-        continuation.onTermination = { [weak self] _ in self?.off(id) }
+        endOnClose(id, continuation.finish)
+        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
         return stream
+    }
+
+    private func endOnClose(_ id: ListenerID, _ finish: @escaping @Sendable () -> Void) {
+        inner.withLockedValue { $0.streamEnders[id.value] = finish }
+    }
+
+    private func streamEnded(_ id: ListenerID) {
+        off(id)
+        _ = inner.withLockedValue { $0.streamEnders.removeValue(forKey: id.value) }
+    }
+
+    /// Ends every async sequence made by this socket (its manager was closed).
+    func finishStreams() {
+        let (enders, observers) = inner.withLockedValue { inner in
+            defer { inner.streamEnders = [:]; inner.statusObservers = [:] }
+            return (Array(inner.streamEnders.values), Array(inner.statusObservers.values))
+        }
+        for end in enders { end() }
+        for observer in observers { observer.finish() }
     }
 
     /// The `event`s from the server with their first item decoded as `T`.
@@ -76,11 +99,13 @@ extension Socket {
                 continuation.finish(throwing: error)
             }
         }
-        continuation.onTermination = { [weak self] _ in self?.off(id) }
+        endOnClose(id) { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
         return stream
     }
 
-    /// Status changes from now on, starting with the current status.
+    /// Status changes from now on, starting with the current status; the sequence ends when the
+    /// manager is closed.
     public var statusChanges: AsyncStream<SocketStatus> {
         let (stream, continuation) = AsyncStream<SocketStatus>.makeStream()
         let id = inner.withLockedValue { inner in

@@ -33,6 +33,8 @@ public final class Socket: Sendable {
         var auth: SocketAuth
         var pendingAcks: [Int: PendingAck] = [:]
         var statusObservers: [Int: AsyncStream<SocketStatus>.Continuation] = [:]
+        /// Ends the event streams made by `events(named:)` and `allEvents()` (manager closed).
+        var streamEnders: [Int: @Sendable () -> Void] = [:]
         var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         /// At-least-once emits (`retries` > 0): one in flight, in order.
         var retryQueue = RetryQueue()
