@@ -85,6 +85,15 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "Harness",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "SioInteractive",
             dependencies: ["SocketIOProtocol"],
             swiftSettings: upcoming
@@ -92,6 +101,7 @@ let package = Package(
         .executableTarget(
             name: "sio",
             dependencies: [
+                "Harness",
                 "SioInteractive",
                 "Switchboard",
                 "SharingExample",
@@ -107,6 +117,7 @@ let package = Package(
         .target(
             name: "SwitchboardTestSupport",
             dependencies: [
+                "Harness",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -162,6 +173,7 @@ let package = Package(
         .testTarget(
             name: "SocketIOTests",
             dependencies: [
+                "Harness",
                 "SocketIO",
                 "SwitchboardTestSupport",
                 "SocketIOProtocol",

@@ -50,6 +50,11 @@ public final class SocketIOServer: Sendable {
             events: ConnectionEventHook()
         )
         self.core = ServerCore(environment: environment)
+        LiveServers.add(self)
+    }
+
+    deinit {
+        LiveServers.remove(ObjectIdentifier(self))
     }
 
     /// The namespace called `name` (`/` by default), made on first use. Make every namespace

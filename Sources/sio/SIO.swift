@@ -6,6 +6,6 @@ struct SIO: AsyncParsableCommand {
         commandName: "sio",
         abstract: "Switchboard's Socket.IO command-line tool.",
         discussion: "Try a Socket.IO server by hand: emit an event, listen to what it sends, or connect for an interactive session.",
-        subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, ConnectCommand.self, BenchCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, ConnectCommand.self, BenchCommand.self, SoakCommand.self]
     )
 }

@@ -68,6 +68,11 @@ public final class Manager: Sendable {
             version: version,
             reconnection: reconnection
         ))
+        LiveManagers.add(self)
+    }
+
+    deinit {
+        LiveManagers.remove(ObjectIdentifier(self))
     }
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.

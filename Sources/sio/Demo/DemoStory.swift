@@ -1,12 +1,16 @@
 import Foundation
+import Harness
 
 /// Prints the demo as a story: a heading per chapter, a line per step, colours when the output
 /// is a terminal (and `NO_COLOR` is not set).
 struct DemoStory: Sendable {
     let colour: Bool
+    /// Prints nothing (the soak harness runs the scenes many times).
+    let silent: Bool
 
-    init() {
-        colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    init(silent: Bool = false) {
+        self.silent = silent
+        colour = !silent && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
 
     func chapter(_ title: String) {
@@ -22,6 +26,7 @@ struct DemoStory: Sendable {
     }
 
     func failure(_ text: String) {
+        guard !silent else { return }
         FileHandle.standardError.write(Data(("  " + paint("✘ " + text, "31") + "\n").utf8))
     }
 
@@ -34,6 +39,7 @@ struct DemoStory: Sendable {
     }
 
     private func say(_ text: String) {
+        guard !silent else { return }
         StandardOutput.line(text)
     }
 }
@@ -43,16 +49,12 @@ struct DemoFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs `body`, failing the demo if it takes longer than `seconds`.
+/// Runs `body`, failing the demo if it takes longer than `seconds` (at once, even if the body
+/// ignores cancellation: see `withDeadline`).
 func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            throw DemoFailure(description: "\(what) did not happen within \(Int(seconds)) s")
-        }
-        defer { group.cancelAll() }
-        guard let result = try await group.next() else { throw DemoFailure(description: what) }
-        return result
-    }
+    let step = ActiveSteps.begin(what)
+    defer { ActiveSteps.end(step) }
+    return try await withDeadline(.milliseconds(Int(seconds * 1000)), onDeadline: {
+        DemoFailure(description: "\(what) did not happen within \(Int(seconds)) s")
+    }, body)
 }

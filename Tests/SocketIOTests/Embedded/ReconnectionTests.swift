@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import NIOConcurrencyHelpers
 @testable import SocketIO
 import SocketIOProtocol

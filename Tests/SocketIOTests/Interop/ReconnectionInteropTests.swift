@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import SocketIO
 import SocketIOProtocol
 import SwitchboardTestSupport

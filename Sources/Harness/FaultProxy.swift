@@ -5,8 +5,8 @@ import NIOPosix
 /// A TCP proxy on loopback that forwards bytes to a server and, on command, cuts every
 /// connection, stalls the open ones (no bytes either way, sockets left open), delays every byte,
 /// or refuses new connections — real transport failures for the client under test.
-final class FaultProxy: Sendable {
-    let port: Int
+package final class FaultProxy: Sendable {
+    package let port: Int
     private let server: any Channel
     private struct State {
         var connections: [ObjectIdentifier: any Channel] = [:]
@@ -17,7 +17,7 @@ final class FaultProxy: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// Starts forwarding `127.0.0.1:<port>` to `127.0.0.1:<upstreamPort>`.
-    static func start(upstreamPort: Int) async throws -> FaultProxy {
+    package static func start(upstreamPort: Int) async throws -> FaultProxy {
         let box = NIOLockedValueBox<FaultProxy?>(nil)
         let group = MultiThreadedEventLoopGroup.singleton
         let server = try await ServerBootstrap(group: group)
@@ -38,10 +38,10 @@ final class FaultProxy: Sendable {
         self.port = port
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
     /// Closes every connection through the proxy (both sides, abruptly).
-    func cutAll() {
+    package func cutAll() {
         let channels = state.withLockedValue { Array($0.connections.values) }
         for channel in channels { channel.close(mode: .all, promise: nil) }
     }
@@ -49,7 +49,7 @@ final class FaultProxy: Sendable {
     /// Cuts every connection every `interval` until the returned task is cancelled; its value
     /// is the number of cuts. The interval is the fault's schedule (a flaky network), not a wait
     /// for anything: the test awaits its own results.
-    func cutRepeatedly(every interval: Duration) -> Task<Int, Never> {
+    package func cutRepeatedly(every interval: Duration) -> Task<Int, Never> {
         Task {
             var cuts = 0
             while !Task.isCancelled {
@@ -62,19 +62,19 @@ final class FaultProxy: Sendable {
     }
 
     /// While on, new connections are closed as soon as they arrive.
-    func refuseNewConnections(_ refusing: Bool) {
+    package func refuseNewConnections(_ refusing: Bool) {
         state.withLockedValue { $0.refusing = refusing }
     }
 
     /// Every connection open now stops carrying bytes, both ways, but stays open (a dead Wi-Fi,
     /// a NAT that forgot the flow). New connections are not affected.
-    func stallAll() {
+    package func stallAll() {
         let links = state.withLockedValue { Array($0.links.values) }
         for link in links { link.stall() }
     }
 
     /// Every byte, on open and new connections, is forwarded `delay` later (order kept).
-    func delay(_ delay: Duration) {
+    package func delay(_ delay: Duration) {
         let amount = TimeAmount.nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
         let links = state.withLockedValue { state in
             state.delay = amount
@@ -83,7 +83,7 @@ final class FaultProxy: Sendable {
         for link in links { link.setDelay(amount) }
     }
 
-    func stop() async {
+    package func stop() async {
         cutAll()
         try? await server.close()
     }

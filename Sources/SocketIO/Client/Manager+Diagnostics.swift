@@ -1,0 +1,40 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+extension Manager {
+    /// What the manager and its sockets are doing and waiting on, one line each: for the soak
+    /// harness and for logs when something takes too long (never parsed).
+    package var diagnostics: [String] {
+        let (engine, sockets, reconnecting, wasOpen) = inner.withLockedValue { inner in
+            (inner.engine, Array(inner.sockets.values), inner.reconnection.isWaiting, inner.wasOpen)
+        }
+        var lines = ["manager \(url.absoluteString): " + (engine?.diagnostics ?? "no engine")
+            + (wasOpen ? ", was open" : "") + (reconnecting ? ", waiting to reconnect" : "")]
+        for socket in sockets.sorted(by: { $0.namespace < $1.namespace }) {
+            lines.append("  socket \(socket.namespace): " + socket.diagnostics)
+        }
+        return lines
+    }
+}
+
+extension Engine {
+    /// The engine's state, transport and upgrade, one line.
+    var diagnostics: String {
+        inner.withLockedValue { inner in
+            "engine \(inner.machine.state), transport \(inner.kind.map { "\($0)" } ?? "none")"
+                + (inner.probe != nil ? ", probing WebSocket" : "")
+                + (inner.held.isEmpty ? "" : ", \(inner.held.count) packets held for the upgrade")
+        }
+    }
+}
+
+extension Socket {
+    /// The socket's status and what waits on it, one line.
+    var diagnostics: String {
+        inner.withLockedValue { inner in
+            "\(inner.machine.status), \(inner.pendingAcks.count) acks pending, "
+                + "\(inner.connectWaiters.count) connect() waiting, \(inner.machine.sendBuffer.count) packets buffered, "
+                + "\(inner.retryCallers.count) at-least-once emits queued"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import SocketIO
+import SocketIOServer
+
+/// What a missed deadline prints: the step, then what every step, manager, socket and server
+/// was waiting on at that moment.
+enum SoakReport {
+    static func hang(iteration: Int, scenario: String, seconds: Double) -> [String] {
+        var lines = ["HANG: iteration \(iteration), scenario \"\(scenario)\" did not finish within \(Self.seconds(.milliseconds(Int(seconds * 1000)))) s"]
+        lines += ActiveSteps.lines.map { "  " + $0 }
+        lines += LiveManagers.all.flatMap(\.diagnostics).map { "  " + $0 }
+        lines += LiveServers.diagnostics.map { "  " + $0 }
+        return lines
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}
+
+/// A scenario that missed its deadline.
+struct SoakHang: Error {
+    let scenario: String
+}
