@@ -1,0 +1,85 @@
+import Foundation
+import SwitchboardTestSupport
+import Testing
+
+/// Every `sio` command that is meant to end does end, run as a user runs it: the built binary
+/// in a child process, with a deadline on its exit, and the exit status asserted.
+@Suite struct CommandExitTests {
+    /// `listen --count 2` prints two events and exits 0 (it used to print them and hang).
+    @Test func listenWithCountExits() async throws {
+        guard let sio = SioBinary.orSkip("listenWithCountExits") else { return }
+        let result = try await EmbeddedDemoServer.with(tickInterval: .milliseconds(20)) { _, url in
+            try await withTimeout(30, "sio listen --count 2 exiting") {
+                try await ChildProcess.run(sio, ["listen", url.absoluteString, "--namespace", "/ticker", "--count", "2"])
+            }
+        }
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"event":"tick","args":["#) })
+    }
+
+    /// `emit` without `--ack` delivers to a server that drops events read with the DISCONNECT
+    /// (as socket.io's Node server does), and exits 0.
+    @Test func emitWithoutAckDeliversBeforeItCloses() async throws {
+        guard let sio = SioBinary.orSkip("emitWithoutAckDeliversBeforeItCloses") else { return }
+        let server = try await NextTickServer.start()
+        let result = try await withTimeout(30, "sio emit exiting") {
+            try await ChildProcess.run(sio, ["emit", server.url.absoluteString, "broadcast", #""hi""#, "--transport", "websocket"])
+        }
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let records = try await withTimeout(10, "the server's records up to the DISCONNECT") {
+            var seen: [NextTickServer.Record] = []
+            for await record in server.records {
+                seen.append(record)
+                if case .disconnected = record { break }
+            }
+            return seen
+        }
+        #expect(records == [.dispatched(#"2["broadcast","hi"]"#), .disconnected("1")])
+        await server.stop()
+    }
+
+    @Test func emitWithAckPrintsTheReplyAndExits() async throws {
+        guard let sio = SioBinary.orSkip("emitWithAckPrintsTheReplyAndExits") else { return }
+        let result = try await EmbeddedDemoServer.with { _, url in
+            try await withTimeout(30, "sio emit --ack exiting") {
+                try await ChildProcess.run(sio, ["emit", url.absoluteString, "ack", #"{"n":1}"#, "--ack"])
+            }
+        }
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout == "[{\"n\":1}]\n")
+    }
+
+    @Test func benchExits() async throws {
+        guard let sio = SioBinary.orSkip("benchExits") else { return }
+        let result = try await withTimeout(120, "sio bench exiting") {
+            try await ChildProcess.run(sio, ["bench", "--no-python", "--events", "200", "--acks", "20", "--json"])
+        }
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.hasPrefix("{"))
+    }
+
+    /// The output pipe closes (`| head -1`): the command dies of SIGPIPE like any Unix tool,
+    /// quietly, instead of crashing with a backtrace.
+    @Test(arguments: [
+        ("listen URL --namespace /ticker", "head -1"),
+        ("demo", "head -3"),
+    ])
+    func aClosedOutputPipeEndsTheCommandQuietly(command: String, reader: String) async throws {
+        guard let sio = SioBinary.orSkip("aClosedOutputPipeEndsTheCommandQuietly") else { return }
+        let result = try await EmbeddedDemoServer.with(tickInterval: .milliseconds(20)) { _, url in
+            let line = "\"$SIO\" " + command.replacingOccurrences(of: "URL", with: url.absoluteString)
+                + " | " + reader + " >/dev/null; echo \"status=${PIPESTATUS[0]}\""
+            var variables = ProcessInfo.processInfo.environment
+            variables["SIO"] = sio
+            let environment = variables
+            return try await withTimeout(60, "sio \(command) | \(reader) exiting") {
+                try await ChildProcess.run("/bin/bash", ["-c", line], environment: environment)
+            }
+        }
+        #expect(result.stdout == "status=141\n", "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+        #expect(!result.stderr.contains("Broken pipe"))
+    }
+}
