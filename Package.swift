@@ -147,6 +147,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTests",
             dependencies: [
+                "Harness",
                 "Switchboard",
                 "SharingExample",
                 "SwitchboardTestSupport",

@@ -96,6 +96,11 @@ public final class SocketIODriver: ConnectionDriver {
         await manager.close()
     }
 
+    /// Whether the last connect resumed the server's session (connection state recovery): the
+    /// events the server sent meanwhile came through before ``open(onEvent:)`` returned.
+    /// `false` when the server started a new session (or does not enable recovery).
+    public var recovered: Bool? { socket.recovered }
+
     public func send(_ event: String, _ payload: JSONValue) async throws {
         do {
             try socket.emit(event, payload)

@@ -36,6 +36,13 @@ public protocol Connection: AnyObject, Sendable {
     /// Every payload of `event` the server sends from now on; subscriptions made before the
     /// connection is up take effect when it is.
     func events(named event: String) -> AsyncStream<JSONValue>
+    /// Whether the last time the connection became ``ConnectionState/connected`` it resumed the
+    /// server's session: `true` — the events the server sent during the outage were delivered
+    /// (through ``events(named:)``, once each, in order, before the state became `connected`);
+    /// `false` — a new session: what was sent meanwhile is lost, so resynchronise; `nil` — never
+    /// connected, or the transport has no session recovery (plain WebSocket, in memory).
+    /// Read it when ``stateChanges()`` yields `connected`.
+    var recovered: Bool? { get }
 }
 
 /// Identifies one ``Connection`` instance.
@@ -62,6 +69,9 @@ public struct Response: Sendable, Hashable {
 }
 
 extension Connection {
+    /// `nil`: a connection that does not track session recovery.
+    public var recovered: Bool? { nil }
+
     /// Sends an event and waits for the reply, at most the configuration's `requestTimeout`
     /// (20 s for connections that are not a ``DriverConnection``).
     public func request(_ event: String, _ payload: JSONValue = .null) async throws -> Response {

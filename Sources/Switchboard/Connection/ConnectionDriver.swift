@@ -20,6 +20,15 @@ public protocol ConnectionDriver: Sendable {
     func send(_ event: String, _ payload: JSONValue) async throws
     /// Sends one event and waits for its reply, at most `timeout`.
     func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
+    /// After a successful ``open(onEvent:)``: whether the server resumed the previous session,
+    /// having replayed (through `onEvent`, before `open` returned) the events sent while the
+    /// transport was down; `false` when it started a new one; `nil` when the transport has no
+    /// session recovery. The default is `nil`.
+    var recovered: Bool? { get }
+}
+
+extension ConnectionDriver {
+    public var recovered: Bool? { nil }
 }
 
 /// What a driver reports to its connection.

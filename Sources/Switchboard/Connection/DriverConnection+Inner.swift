@@ -48,6 +48,8 @@ extension DriverConnection {
         var driverTail: Task<Void, Never>?
         /// The open in flight, cancelled when the app gives it up.
         var openTask: (attempt: ConnectionStateMachine.Attempt, task: Task<Void, Never>)?
+        /// What the driver said of session recovery when the last open succeeded.
+        var recovered: Bool?
         private var nextID: UInt64 = 0
 
         init(queue: CommandQueue<QueuedCommand>) {

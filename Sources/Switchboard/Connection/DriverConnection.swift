@@ -80,6 +80,11 @@ public final class DriverConnection: Connection {
         inner.withLockedValue { $0.machine.connectionState }
     }
 
+    /// Whether the last connect resumed the server's session (see ``Connection/recovered``).
+    public var recovered: Bool? {
+        inner.withLockedValue { $0.recovered }
+    }
+
     /// How many commands wait in the offline queue.
     public var queuedCommandCount: Int {
         inner.withLockedValue { $0.queue.count }
@@ -189,6 +194,7 @@ public final class DriverConnection: Connection {
     }
 
     private func openFinished(_ attempt: ConnectionStateMachine.Attempt, error: (any Error)?) {
+        let recovered = error == nil ? driver.recovered : nil
         let (waiters, flush) = transition { inner -> ([CheckedContinuation<Void, any Error>], Bool) in
             if inner.openTask?.attempt == attempt { inner.openTask = nil }
             let action = error == nil ? inner.machine.openSucceeded(attempt) : inner.machine.openFailed(attempt)
@@ -196,6 +202,8 @@ public final class DriverConnection: Connection {
             case .stale:
                 return ([], false)
             case .moved:
+                // Set before observers hear `connected` (they are told inside this transition).
+                if error == nil { inner.recovered = recovered }
                 return (inner.takeConnectWaiters(for: attempt), error == nil && inner.claimFlush())
             }
         }
