@@ -57,7 +57,13 @@ public final class SocketIODriver: ConnectionDriver {
         }
         socket = manager.socket(namespace: configuration.namespace, auth: Self.socketAuth(configuration.auth))
         socket.onAny { [weak self] event in
-            self?.report(.event(event.name, Self.payload(of: event.items)))
+            let payload = Self.payload(of: event.items)
+            if let ack = event.ack {
+                // Socket.IO has no "declined" ack: a request nobody answers times out on the server.
+                self?.report(.request(event.name, payload, DriverReply(send: { ack.respond($0) })))
+            } else {
+                self?.report(.event(event.name, payload))
+            }
         }
         socket.on("disconnect") { [weak self] event in
             self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")

@@ -91,9 +91,16 @@ extension WebSocketDriver {
         switch envelope {
         case .event(let name, let data, _):
             current.1?(.event(name, data))
-        case .request(let name, _, let id, _):
-            logger.warning("the server sent a request; this driver answers none", metadata: ["switchboard.event": "\(name)"])
-            channel.send(.text(Envelope.error(id: id, message: "this client answers no requests (\"\(name)\")").text))
+        case .request(let name, let data, let id, _):
+            let reply = DriverReply(
+                send: { [weak self] values in
+                    guard let self, self.inner.withLockedValue({ $0.machine.accepts(messageFrom: generation) }) else { return false }
+                    channel.send(.text(Envelope.reply(id: id, data: values).text))
+                    return true
+                },
+                decline: { message in channel.send(.text(Envelope.error(id: id, message: message).text)) }
+            )
+            current.1?(.request(name, data, reply))
         case .reply(let id, let data):
             settle(id) { _ in .success(Response(values: data)) }
         case .error(let id?, let message):

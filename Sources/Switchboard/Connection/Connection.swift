@@ -43,6 +43,9 @@ public protocol Connection: AnyObject, Sendable {
     /// connected, or the transport has no session recovery (plain WebSocket, in memory).
     /// Read it when ``stateChanges()`` yields `connected`.
     var recovered: Bool? { get }
+    /// The server's requests for `event`: events that ask for an answer, which feature code gives
+    /// with ``IncomingRequest/reply(_:)``.
+    func requests(named event: String) -> AsyncStream<IncomingRequest>
 }
 
 /// Identifies one ``Connection`` instance.
@@ -71,6 +74,11 @@ public struct Response: Sendable, Hashable {
 extension Connection {
     /// `nil`: a connection that does not track session recovery.
     public var recovered: Bool? { nil }
+
+    /// No requests: a connection that does not carry them (the sequence ends at once).
+    public func requests(named event: String) -> AsyncStream<IncomingRequest> {
+        AsyncStream { $0.finish() }
+    }
 
     /// Sends an event and waits for the reply, at most the configuration's `requestTimeout`
     /// (20 s for connections that are not a ``DriverConnection``).

@@ -35,6 +35,24 @@ extension ConnectionDriver {
 public enum DriverEvent: Sendable {
     /// The server sent `event` with `payload`.
     case event(String, JSONValue)
+    /// The server sent `event` with `payload` and asks for an answer, which `reply` sends.
+    case request(String, JSONValue, DriverReply)
     /// The transport closed without being asked to, and why.
     case closed(reason: String)
+}
+
+/// How a driver answers one request from the server.
+public struct DriverReply: Sendable {
+    let send: @Sendable ([JSONValue]) -> Bool
+    let decline: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - send: sends the answer; returns `false` when the transport that carried the request
+    ///     is gone (nothing was sent). Called at most once.
+    ///   - decline: tells the server that nobody will answer (`message` says why), where the
+    ///     protocol can say so; called instead of `send` when no one listens for the request.
+    public init(send: @escaping @Sendable ([JSONValue]) -> Bool, decline: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.send = send
+        self.decline = decline
+    }
 }

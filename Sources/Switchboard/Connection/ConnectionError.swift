@@ -22,6 +22,12 @@ public enum ConnectionError: Error, Sendable, Hashable {
     case cancelled
     /// The configuration cannot make a connection (for example a URL the technology cannot use).
     case invalidConfiguration(String)
+    /// ``IncomingRequest/reply(_:)`` was called a second time for the same request: only the
+    /// first answer is sent.
+    case alreadyReplied(event: String)
+    /// The connection that carried the request is gone (it dropped, or was disconnected), so the
+    /// answer cannot reach the server; the server sees its own timeout.
+    case replyTooLate(event: String)
 }
 
 extension ConnectionError: CustomStringConvertible {
@@ -47,6 +53,10 @@ extension ConnectionError: CustomStringConvertible {
             "the calling task was cancelled"
         case .invalidConfiguration(let why):
             "invalid connection configuration: \(why)"
+        case .alreadyReplied(let event):
+            "the request \"\(event)\" was already answered; only the first answer is sent"
+        case .replyTooLate(let event):
+            "the connection that carried the request \"\(event)\" is gone; the answer was not sent"
         }
     }
 }

@@ -42,13 +42,15 @@ extension DriverConnection {
             let requests = Array(inner.requests.values)
             inner.requests = [:]
             let streams = Array(inner.subscribers.values.flatMap(\.values))
+            let requestStreams = Array(inner.requestSubscribers.values.flatMap(\.values))
             let observers = Array(inner.stateObservers.values)
             let queueObservers = Array(inner.queueObservers.values)
             inner.subscribers = [:]
+            inner.requestSubscribers = [:]
             inner.stateObservers = [:]
             inner.queueObservers = [:]
             return .success(Releasing(
-                queued: queued, requests: requests, streams: streams, observers: observers,
+                queued: queued, requests: requests, streams: streams, requestStreams: requestStreams, observers: observers,
                 queueObservers: queueObservers, close: chainClose(&inner)
             ))
         }
@@ -58,6 +60,7 @@ extension DriverConnection {
         }
         for request in releasing.requests { request.fail(.released) }
         for stream in releasing.streams { stream.finish() }
+        for stream in releasing.requestStreams { stream.finish() }
         for observer in releasing.observers {
             observer.yield(.released)  // taken out of the observers before `transition` could tell them
             observer.finish()
@@ -89,6 +92,7 @@ extension DriverConnection {
         var queued: [QueuedCommand]
         var requests: [PendingRequest]
         var streams: [AsyncStream<JSONValue>.Continuation]
+        var requestStreams: [AsyncStream<IncomingRequest>.Continuation]
         var observers: [AsyncStream<ConnectionState>.Continuation]
         var queueObservers: [AsyncStream<Int>.Continuation]
         var close: Task<Void, Never>?

@@ -28,6 +28,35 @@ extension DriverConnection {
         return stream
     }
 
+    /// The server's requests for `event` (events that ask for an answer), until the connection
+    /// is released. Each is also delivered to ``events(named:)`` as a plain event. A request
+    /// nobody listens for here is declined where the transport can say so (the plain WebSocket
+    /// envelope answers with an error); over Socket.IO the server's ack times out.
+    public func requests(named event: String) -> AsyncStream<IncomingRequest> {
+        let (stream, continuation) = AsyncStream<IncomingRequest>.makeStream()
+        let id = inner.withLockedValue { inner -> UInt64? in
+            do throws(ConnectionError) {
+                try inner.machine.subscribe()
+            } catch {
+                return nil
+            }
+            let id = inner.makeID()
+            inner.requestSubscribers[event, default: [:]][id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.inner.withLockedValue { inner in
+                inner.requestSubscribers[event]?.removeValue(forKey: id)
+                if inner.requestSubscribers[event]?.isEmpty == true { inner.requestSubscribers.removeValue(forKey: event) }
+            }
+        }
+        return stream
+    }
+
     public func stateChanges() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
         let id = inner.withLockedValue { inner -> UInt64? in
@@ -57,6 +86,19 @@ extension DriverConnection {
                 guard inner.machine.currentAttempt == attempt, let streams = inner.subscribers[name] else { return }
                 for stream in streams.values { stream.yield(payload) }
             }
+        case .request(let name, let payload, let reply):
+            let request = IncomingRequest(event: name, payload: payload, reply: reply) { [weak self] in
+                guard let self else { return false }
+                return self.inner.withLockedValue { $0.machine.currentAttempt == attempt && $0.machine.connectionState == .connected }
+            }
+            let heard = inner.withLockedValue { inner -> Bool in
+                guard inner.machine.currentAttempt == attempt else { return true }
+                for stream in inner.subscribers[name]?.values ?? [:].values { stream.yield(payload) }
+                guard let streams = inner.requestSubscribers[name], !streams.isEmpty else { return false }
+                for stream in streams.values { stream.yield(request) }
+                return true
+            }
+            if !heard { request.decline() }
         case .closed(let reason):
             let lost = transition { inner -> [PendingRequest]? in
                 switch inner.machine.transportClosed(attempt) {

@@ -43,6 +43,7 @@ extension DriverConnection {
         var requests: [UInt64: PendingRequest] = [:]
         var connectWaiters: [UInt64: (attempt: ConnectionStateMachine.Attempt, continuation: CheckedContinuation<Void, any Error>)] = [:]
         var subscribers: [String: [UInt64: AsyncStream<JSONValue>.Continuation]] = [:]
+        var requestSubscribers: [String: [UInt64: AsyncStream<IncomingRequest>.Continuation]] = [:]
         var stateObservers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
         /// The last driver operation (open or close); the next one starts after it.
         var driverTail: Task<Void, Never>?
