@@ -17,6 +17,8 @@ public import SocketIOProtocol
 public final class SocketIODriver: ConnectionDriver {
     let manager: Manager
     let socket: Socket
+    /// Where the manager came from, to hand it back when the driver goes away.
+    private let sharing: (managers: SharedManagers, key: SharedManagers.Key, namespace: String)?
 
     private struct State: Sendable {
         /// Where events go while open; `nil` once closed (so a close is reported once, and our
@@ -29,10 +31,43 @@ public final class SocketIODriver: ConnectionDriver {
     /// A driver for `configuration` (nothing opens until ``open(onEvent:)``).
     ///
     /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a URL the client cannot use.
-    public init(
+    public convenience init(
         configuration: ConnectionConfiguration,
         logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(ConnectionError) {
+        try self.init(configuration: configuration, logger: logger, sharing: nil)
+    }
+
+    /// A driver whose manager comes from `sharing` (one Engine.IO session for the namespaces of
+    /// one server), or its own when `nil`.
+    init(configuration: ConnectionConfiguration, logger: Logger, sharing: SharedManagers?) throws(ConnectionError) {
+        let make = { () throws(ConnectionError) -> Manager in try Self.makeManager(configuration, logger: logger) }
+        if let sharing {
+            manager = try sharing.acquire(configuration, make: make)
+        } else {
+            manager = try make()
+        }
+        self.sharing = sharing.map { ($0, SharedManagers.Key(configuration), configuration.namespace) }
+        socket = manager.socket(namespace: configuration.namespace, auth: Self.socketAuth(configuration.auth))
+        socket.onAny { [weak self] event in
+            let payload = Self.payload(of: event.items)
+            if let ack = event.ack {
+                // Socket.IO has no "declined" ack: a request nobody answers times out on the server.
+                self?.report(.request(event.name, payload, DriverReply(send: { ack.respond($0) })))
+            } else {
+                self?.report(.event(event.name, payload))
+            }
+        }
+        socket.on("disconnect") { [weak self] event in
+            self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")
+        }
+    }
+
+    deinit {
+        if let sharing { sharing.managers.release(manager, namespace: sharing.namespace, key: sharing.key) }
+    }
+
+    static func makeManager(_ configuration: ConnectionConfiguration, logger: Logger) throws(ConnectionError) -> Manager {
         var options = Manager.Configuration()
         options.path = configuration.path
         options.extraHeaders = configuration.headers.map { ($0.name, $0.value) }
@@ -51,22 +86,9 @@ public final class SocketIODriver: ConnectionDriver {
         options.reconnection = false
         options.logger = logger
         do {
-            manager = try Manager(url: configuration.url, configuration: options)
+            return try Manager(url: configuration.url, configuration: options)
         } catch {
             throw .invalidConfiguration(error.description)
-        }
-        socket = manager.socket(namespace: configuration.namespace, auth: Self.socketAuth(configuration.auth))
-        socket.onAny { [weak self] event in
-            let payload = Self.payload(of: event.items)
-            if let ack = event.ack {
-                // Socket.IO has no "declined" ack: a request nobody answers times out on the server.
-                self?.report(.request(event.name, payload, DriverReply(send: { ack.respond($0) })))
-            } else {
-                self?.report(.event(event.name, payload))
-            }
-        }
-        socket.on("disconnect") { [weak self] event in
-            self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")
         }
     }
 
@@ -99,7 +121,12 @@ public final class SocketIODriver: ConnectionDriver {
 
     public func close() async {
         state.withLockedValue { $0.onEvent = nil }
-        await manager.close()
+        // A shared manager stays open while another namespace uses it.
+        if manager.hasActiveSockets(besides: socket) {
+            socket.disconnect()
+        } else {
+            await manager.close()
+        }
     }
 
     /// Whether the last connect resumed the server's session (connection state recovery): the
@@ -153,8 +180,10 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> DriverConnectionFactory {
-        DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
-            try SocketIODriver(configuration: configuration, logger: logger)
+        // One registry per factory: its connections to one server share an Engine.IO session.
+        let sharing = SharedManagers()
+        return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
+            try SocketIODriver(configuration: configuration, logger: logger, sharing: sharing)
         }
     }
 }

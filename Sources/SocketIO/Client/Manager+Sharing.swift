@@ -1,0 +1,11 @@
+import NIOConcurrencyHelpers
+
+extension Manager {
+    /// Whether a socket other than `socket` wants the connection (connected, connecting, or
+    /// waiting to reconnect): a manager shared by several namespaces stays open for them.
+    package func hasActiveSockets(besides socket: Socket) -> Bool {
+        inner.withLockedValue { inner in
+            inner.sockets.values.contains { $0 !== socket && $0.isActive }
+        }
+    }
+}
