@@ -134,12 +134,16 @@ public final class SocketIODriver: ConnectionDriver {
     /// `false` when the server started a new session (or does not enable recovery).
     public var recovered: Bool? { socket.recovered }
 
+    /// Writes the event now or throws ``DriverError/notConnected``: never into the client's
+    /// offline buffer, so the connection's queue is the only one (and its count is true).
     public func send(_ event: String, _ payload: JSONValue) async throws {
+        let written: Bool
         do {
-            try socket.emit(event, payload)
+            written = try socket.emitVolatile(event, payload)
         } catch {
             throw ConnectionError.driverFailed(error.description)
         }
+        guard written else { throw DriverError.notConnected }
     }
 
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {

@@ -6,10 +6,10 @@ public import SocketIOProtocol
 
 extension WebSocketDriver {
     /// Sends an `event` envelope; returns once it is handed to the network.
-    /// - Throws: ``WebSocketDriverError/notOpen``.
+    /// - Throws: ``DriverError/notConnected`` when not open (nothing written).
     public func send(_ event: String, _ payload: JSONValue) async throws {
         guard let channel = inner.withLockedValue({ $0.machine.canSend ? $0.channel : nil }) else {
-            throw WebSocketDriverError.notOpen
+            throw DriverError.notConnected
         }
         channel.send(.text(Envelope.event(name: event, data: payload).text))
     }

@@ -31,6 +31,13 @@ struct CommandQueue<Command: Sendable>: Sendable {
         order.append(id)
     }
 
+    /// Puts `command` back at the front (it was taken to run, and the transport refused it):
+    /// it runs first when the connection is back. Never refused for the limit: it held a place.
+    mutating func putBack(_ command: Command, id: UInt64) {
+        live[id] = command
+        order.prepend(id)
+    }
+
     /// The oldest command still waiting, removed from the queue.
     mutating func popFirst() -> (id: UInt64, command: Command)? {
         while let id = order.popFirst() {

@@ -16,7 +16,8 @@ public protocol ConnectionDriver: Sendable {
     /// Closes the transport; in-flight requests fail. Also called when the transport is already
     /// closed (then it only frees what is left).
     func close() async
-    /// Sends one event.
+    /// Writes one event now, or throws ``DriverError/notConnected`` when the transport is down
+    /// (nothing written): a driver never queues, the connection above it does.
     func send(_ event: String, _ payload: JSONValue) async throws
     /// Sends one event and waits for its reply, at most `timeout`.
     func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
@@ -55,4 +56,11 @@ public struct DriverReply: Sendable {
         self.send = send
         self.decline = decline
     }
+}
+
+/// What a driver tells its connection, beside its own errors.
+public enum DriverError: Error, Sendable, Hashable {
+    /// The transport is down: nothing was written. The connection keeps the command in its
+    /// offline queue for the next connection.
+    case notConnected
 }

@@ -16,10 +16,12 @@ extension DriverConnection {
         if direct {
             do {
                 try await driver.send(event, payload)
+                return
+            } catch DriverError.notConnected {
+                // The transport went down since the state said connected: queue it below.
             } catch {
                 throw Self.commandError(error)
             }
-            return
         }
         let id = inner.withLockedValue { $0.makeID() }
         try await withTaskCancellationHandler {
@@ -186,6 +188,13 @@ extension DriverConnection {
                 do {
                     try await driver.send(event, payload)
                     continuation.resume()
+                } catch DriverError.notConnected {
+                    // The transport dropped under the flush: first in line for the next connection.
+                    inner.withLockedValue { inner in
+                        inner.putBackQueued(command, id: id)
+                        inner.flushing = false
+                    }
+                    return
                 } catch {
                     continuation.resume(throwing: Self.commandError(error))
                 }

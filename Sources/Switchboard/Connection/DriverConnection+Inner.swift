@@ -67,6 +67,11 @@ extension DriverConnection {
             queueChanged()
         }
 
+        mutating func putBackQueued(_ command: QueuedCommand, id: UInt64) {
+            queue.putBack(command, id: id)
+            queueChanged()
+        }
+
         mutating func popQueued() -> (id: UInt64, command: QueuedCommand)? {
             let next = queue.popFirst()
             if next != nil { queueChanged() }

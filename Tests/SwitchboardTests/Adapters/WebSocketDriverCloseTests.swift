@@ -180,7 +180,7 @@ struct WebSocketDriverCloseTests {
     func misuse() async throws {
         let bad = WebSocketDriver(url: URL(string: "ftp://example.com/ws")!)
         await #expect(throws: WebSocketDriverError.invalidURL("ftp://example.com/ws")) { try await bad.open { _ in } }
-        await #expect(throws: WebSocketDriverError.notOpen) { try await bad.send("x", nil) }
+        await #expect(throws: DriverError.notConnected) { try await bad.send("x", nil) }
         await #expect(throws: WebSocketDriverError.notOpen) { try await bad.request("x", nil, timeout: .seconds(1)) }
         try await EnvelopeServer.with { server in
             let driver = WebSocketDriver(url: server.url)

@@ -23,7 +23,7 @@ struct WebSocketDriverTests {
             let received = try await seen.stream.first(1, within: 10, "the server sees the note")
             #expect(received == [["text": "hi", "n": 1]])
             await driver.close()
-            await #expect(throws: WebSocketDriverError.notOpen) { try await driver.send("note", nil) }
+            await #expect(throws: DriverError.notConnected) { try await driver.send("note", nil) }
         }
     }
 
