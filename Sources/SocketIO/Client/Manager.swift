@@ -77,7 +77,9 @@ public final class Manager: Sendable {
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.
     ///
-    /// - Parameter auth: the CONNECT auth payload, used when the socket is first made.
+    /// - Parameters:
+    ///   - namespace: the namespace, `/` by default (a missing leading slash is added).
+    ///   - auth: the CONNECT auth payload, used when the socket is first made.
     public func socket(namespace: String = "/", auth: SocketAuth = .none) -> Socket {
         let namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
         return inner.withLockedValue { inner in

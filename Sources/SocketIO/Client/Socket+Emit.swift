@@ -40,7 +40,10 @@ extension Socket {
 
     /// Sends an event and waits for the server's acknowledgement; returns its items.
     ///
-    /// - Parameter timeout: how long to wait; the manager's `defaultAckTimeout` when `nil`.
+    /// - Parameters:
+    ///   - event: the event name.
+    ///   - items: the event's arguments.
+    ///   - timeout: how long to wait; the manager's `defaultAckTimeout` when `nil`.
     /// - Throws: ``SocketIOError/ackTimeout`` when no ack arrives in time;
     ///   ``SocketIOError/disconnected(_:)`` when the connection drops first.
     public func emitWithAck(_ event: String, _ items: JSONValue..., timeout: Duration? = nil) async throws(SocketIOError) -> [JSONValue] {

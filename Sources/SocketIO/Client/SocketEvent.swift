@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 public struct SocketEvent: Sendable {
     /// The event name.
     public let name: String
-    /// The arguments, with binary attachments back in place as ``JSONValue/binary(_:)``.
+    /// The arguments, with binary attachments back in place as `JSONValue.binary(_:)`.
     public let items: [JSONValue]
     /// Present when the server asked for an acknowledgement; answers it once.
     public let ack: AckResponder?

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import SocketIOProtocol
 
 extension DemoApplication {
-    /// Serves the demo on the plain WebSocket endpoint (`/ws`) in the JSON ``Envelope``, the
+    /// Serves the demo on the plain WebSocket endpoint (`/ws`) in the JSON `Envelope`, the
     /// same events as over Socket.IO, with one value as `data`:
     ///
     /// | event | what the server does |

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
-/// A plain WebSocket connection that speaks the JSON ``Envelope`` (what Switchboard's
+/// A plain WebSocket connection that speaks the JSON `Envelope` (what Switchboard's
 /// `WebSocketDriver` talks): named events both ways, and requests answered by replies.
 ///
 /// ```swift

@@ -12,7 +12,7 @@ public import SocketIOProtocol
 public struct ServerEvent: Sendable {
     /// The event name.
     public let name: String
-    /// The arguments, with binary attachments back in place as ``JSONValue/binary(_:)``.
+    /// The arguments, with binary attachments back in place as `JSONValue.binary(_:)`.
     public let items: [JSONValue]
     /// Present when the client asked for an acknowledgement; answers it once.
     public let ack: ServerAckResponder?

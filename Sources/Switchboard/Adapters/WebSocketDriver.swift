@@ -6,7 +6,7 @@ import NIOWebSocket
 import SocketIO
 import SocketIOProtocol
 
-/// A ``ConnectionDriver`` over one plain WebSocket, speaking the JSON ``Envelope``: `send` is an
+/// A ``ConnectionDriver`` over one plain WebSocket, speaking the JSON `Envelope`: `send` is an
 /// `event` envelope, `request` a `request` envelope answered by a `reply` (or `error`) with the
 /// same id, and every `event` envelope the server sends becomes ``DriverEvent/event(_:_:)``.
 ///
