@@ -23,6 +23,16 @@ enum EngineCloseReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether a closed polling session keeps its last packets (ending with `close`) for the
+    /// client's next GET, so the client learns why. A session that missed its pong is forgotten
+    /// at once, as the reference server does: its next GET is answered 400 (unknown session).
+    var lingers: Bool {
+        switch self {
+        case .forcedClose, .serverShuttingDown, .parseError: true
+        case .pingTimeout, .transportClose, .transportError: false
+        }
+    }
+
     var description: String {
         switch self {
         case .transportClose: "transport close"

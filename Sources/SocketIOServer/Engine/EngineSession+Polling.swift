@@ -76,3 +76,11 @@ extension EngineSession {
         return .accepted
     }
 }
+
+extension SocketIOServer {
+    /// Whether session `sid` holds a GET now (for tests that must order a request after it).
+    func holdsPoll(sid: String) -> Bool {
+        core.sessions[sid]?.holdsPoll ?? false
+    }
+}
+

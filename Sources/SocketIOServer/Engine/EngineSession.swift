@@ -135,6 +135,16 @@ final class EngineSession: Sendable {
 
     // MARK: - Transitions for the transport extensions
 
+    /// Whether a GET is held now.
+    var holdsPoll: Bool {
+        inner.withLockedValue { inner in
+            switch inner.machine.transport {
+            case .polling(let buffer), .upgrading(let buffer, _, _): buffer.waiter != nil
+            case .webSocket, .closing, .closed: false
+            }
+        }
+    }
+
     func inner(poll waiter: Waiter) -> Machine.PollAction {
         inner.withLockedValue { $0.machine.poll(waiter) }
     }

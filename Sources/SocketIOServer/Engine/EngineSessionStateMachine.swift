@@ -135,9 +135,11 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
             if case .upgrading(_, let probe, _) = transport { effects.probe = probe }
             let goodbye = reason.isServerInitiated ? [EngineFrame.close] : []
             if let waiter = buffer.takeWaiter() {
-                effects.release = (waiter, buffer.takeAll() + [.close])
+                // The client's own `close` releases its held GET with a noop, as the reference
+                // server does; a server-side close answers it with what is queued and `close`.
+                effects.release = reason == .transportClose ? (waiter, [.noop]) : (waiter, buffer.takeAll() + [.close])
                 transport = .closed
-            } else if reason.isServerInitiated {
+            } else if reason.lingers {
                 buffer.appendUnbounded(goodbye)
                 transport = .closing(buffer)
                 effects.linger = arm(.linger, after: timing.lingerTimeout)

@@ -142,6 +142,25 @@ struct EngineSessionStateMachineTests {
         #expect(again == nil)
     }
 
+    @Test("a ping timeout forgets a polling session at once: no lingering packets, the next GET is refused")
+    func pingTimeoutDoesNotLinger() {
+        var machine = polling()
+        _ = machine.send([.text("2")])
+        let effects = machine.close(.pingTimeout)
+        #expect(effects?.linger == nil)
+        guard case .reject = machine.poll(1) else { Issue.record("expected the GET to be refused"); return }
+    }
+
+    @Test("the client's close releases its held GET with a noop, not with close")
+    func clientCloseReleasesTheHeldGETWithANoop() {
+        var machine = polling()
+        guard case .wait = machine.poll(1) else { Issue.record("expected the GET to be held"); return }
+        let effects = machine.close(.transportClose)
+        #expect(effects?.release?.waiter == 1)
+        #expect(effects?.release?.frames == [.noop])
+        guard case .reject = machine.poll(2) else { Issue.record("expected the session to be gone"); return }
+    }
+
     @Test("the active WebSocket ending closes the session without a goodbye; a server close sends close")
     func webSocketEnds() {
         let socket = Probe()

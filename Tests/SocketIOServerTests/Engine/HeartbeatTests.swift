@@ -32,6 +32,21 @@ struct HeartbeatTests {
         }
     }
 
+    /// The reference server forgets a session that missed its pong: the next GET is 400.
+    @Test("after a ping timeout on polling the next GET is answered 400, unknown session")
+    func pollingPingTimeoutForgetsTheSession() async throws {
+        try await DemoServer.with({ $0.pingInterval = .milliseconds(100); $0.pingTimeout = .milliseconds(100) }) { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            #expect(try await client.receive(1) == ["2"])
+            // No pong: the server gives up after pingTimeout.
+            #expect(try await demo.events.closeReason(of: client.sid) == "ping timeout")
+            let reply = try await client.get()
+            #expect(reply.status == 400, "\(reply)")
+            #expect(reply.text == #"{"code":1,"message":"Session ID unknown"}"#)
+            try await demo.assertServes()
+        }
+    }
+
     @Test("a ping from the client is the wrong direction in v4: the session closes")
     func clientPing() async throws {
         try await DemoServer.with { demo in

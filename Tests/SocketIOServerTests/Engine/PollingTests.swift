@@ -1,6 +1,6 @@
 import Foundation
 import SocketIOProtocol
-import SocketIOServer
+@testable import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
@@ -52,6 +52,25 @@ struct PollingTests {
             try await client.post([#"451-["binary",{"_placeholder":true,"num":0}]"#, "bAQIDBA=="])
             let packets = try await client.receive(2)
             #expect(packets == [#"451-["binary",{"_placeholder":true,"num":0}]"#, "bAQIDBA=="])
+        }
+    }
+
+    /// As the reference server: the client's `close` releases its pending GET with `6` (noop),
+    /// and the session is gone.
+    @Test("the client's close with a GET pending: the GET gets 6, then the session is unknown")
+    func clientCloseReleasesThePendingGETWithANoop() async throws {
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            let pending = Task { try await client.get() }
+            // The GET is held once the server has nothing to send; wait until it is.
+            try await withTimeout(10, "the GET being held") {
+                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
+            }
+            #expect(try await client.post(["1"]).status == 200)
+            let released = try await withTimeout(10, "the pending GET") { try await pending.value }
+            #expect(released.status == 200)
+            #expect(released.text == "6")
+            #expect(try await client.get().status == 400)
         }
     }
 
