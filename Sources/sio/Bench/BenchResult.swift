@@ -11,6 +11,13 @@ struct BenchResult: Sendable {
     var latencies: [Double]
     /// Resident memory after every client connected, in MB.
     var residentMB: Double?
+    /// CPU time and context switches of the measured process over the workload (echoes and
+    /// acks), and what that process is.
+    var usage: ProcessUsage?
+    var usageScope: String = ""
+
+    /// Echo events and ack round trips: the operations the usage is divided by.
+    var operations: Int { events + latencies.count }
 
     var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
 
@@ -28,6 +35,17 @@ struct BenchResult: Sendable {
             "echo_events_per_second": .number(eventsPerSecond.rounded()),
             "ack_round_trips": .number(Double(latencies.count)),
             "resident_mb": residentMB.map { .number(Self.round($0)) } ?? .null,
+            "usage": usage.map { usage in
+                [
+                    "scope": .string(usageScope),
+                    "cpu_user_s": .number(Self.round(usage.userSeconds)),
+                    "cpu_system_s": .number(Self.round(usage.systemSeconds)),
+                    "cpu_us_per_operation": .number(Self.round(usage.cpuSeconds * 1e6 / Double(max(operations, 1)))),
+                    "voluntary_switches": .number(Double(usage.voluntarySwitches)),
+                    "involuntary_switches": .number(Double(usage.involuntarySwitches)),
+                    "switches_per_operation": .number(Self.round(Double(usage.contextSwitches) / Double(max(operations, 1)))),
+                ] as JSONValue
+            } ?? .null,
             "ack_latency_ms": [
                 "p50": .number(Self.round(percentile(50))),
                 "p90": .number(Self.round(percentile(90))),
@@ -49,6 +67,11 @@ struct BenchResult: Sendable {
             ("ack p99", Self.ms(percentile(99))),
             ("ack max", Self.ms(latencies.last ?? 0)),
             ("resident memory", residentMB.map { String(format: "%.1f MB", $0) } ?? "–"),
+            ("CPU user + system", usage.map { String(format: "%.3f + %.3f s", $0.userSeconds, $0.systemSeconds) } ?? "–"),
+            ("CPU per operation", usage.map { String(format: "%.1f µs", $0.cpuSeconds * 1e6 / Double(max(operations, 1))) } ?? "–"),
+            ("context switches (vol + invol)", usage.map { "\($0.voluntarySwitches) + \($0.involuntarySwitches)" } ?? "–"),
+            ("switches per operation", usage.map { String(format: "%.3f", Double($0.contextSwitches) / Double(max(operations, 1))) } ?? "–"),
+            ("measured", usage == nil ? "–" : usageScope),
         ]
     }
 

@@ -13,6 +13,9 @@ struct BenchRunner: Sendable {
     var events: Int
     var acks: Int
     var payload: JSONValue = ["symbol": "SWB", "price": 101.25, "qty": 3, "note": "benchmark payload"]
+    /// What the process measured for CPU and context switches is (the client alone, or the
+    /// client with the embedded server in the same process).
+    var usageScope = "this process"
 
     func run() async throws -> BenchResult {
         let sockets = try await connectClients()
@@ -23,6 +26,7 @@ struct BenchRunner: Sendable {
         let share = max(events / clients, 1)
         let total = share * clients
         let progress = ProgressBar(label: "echo", total: total)
+        let usageBefore = ProcessUsage.now()
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (_, socket) in sockets {
@@ -59,8 +63,10 @@ struct BenchRunner: Sendable {
             ackProgress.advance()
         }
         ackProgress.finish()
+        let usage = ProcessUsage.now().since(usageBefore)
         return BenchResult(target: url.absoluteString, clients: clients, events: total,
-                           seconds: seconds, latencies: latencies.sorted(), residentMB: residentMB)
+                           seconds: seconds, latencies: latencies.sorted(), residentMB: residentMB,
+                           usage: usage, usageScope: usageScope)
     }
 
     /// Connects every client, 50 at a time.

@@ -23,6 +23,7 @@ enum PythonBench {
                              "--transport", transport.rawValue]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let before = ProcessUsage.now(children: true)
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -31,7 +32,9 @@ enum PythonBench {
               let latencies = value["latencies_ms"]?.arrayValue?.compactMap(\.doubleValue) else {
             throw BenchError(description: "python-socketio's bench client failed (exit \(process.terminationStatus))")
         }
+        let usage = ProcessUsage.now(children: true).since(before)
         return BenchResult(target: url.absoluteString, clients: 1, events: events, seconds: seconds,
-                           latencies: latencies, residentMB: nil)
+                           latencies: latencies, residentMB: nil, usage: usage,
+                           usageScope: "the python process, start to exit")
     }
 }

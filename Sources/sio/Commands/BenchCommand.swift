@@ -63,8 +63,11 @@ struct BenchCommand: AsyncParsableCommand {
                     throw CLIError("the embedded server did not start: \(error)")
                 }
             }
-            let runner = BenchRunner(url: serverURL, namespace: namespace, auth: .none,
+            var runner = BenchRunner(url: serverURL, namespace: namespace, auth: .none,
                                      transports: transport.transports, clients: clients, events: events, acks: acks)
+            // The embedded server shares the process and its event loops with the client: the
+            // figures cover both (run against `sio serve` in another process to see the client alone).
+            runner.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
             var columns: [(String, BenchResult)] = []
             do {
                 columns.append(("switchboard", try await runner.run()))
