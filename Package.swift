@@ -83,6 +83,18 @@ let package = Package(
             dependencies: ["SocketIOProtocol"],
             swiftSettings: upcoming
         ),
+        // The demo application of `sio serve`, shared by `sio` and the tests (python peers mirror it);
+        // not a product: its contract is the README's table, not a library API.
+        .target(
+            name: "SwitchboardDemo",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIOProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "SioInteractive",
             dependencies: ["SocketIOProtocol"],
@@ -93,6 +105,7 @@ let package = Package(
             dependencies: [
                 "SioInteractive",
                 "Switchboard",
+                "SwitchboardDemo",
                 "SharingExample",
                 "SocketIO",
                 "SocketIOProtocol",
@@ -118,6 +131,7 @@ let package = Package(
             dependencies: [
                 "SocketIOServer",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIO",
                 "SocketIOProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +145,7 @@ let package = Package(
                 "Switchboard",
                 "SharingExample",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
@@ -145,6 +160,7 @@ let package = Package(
             dependencies: [
                 "SioInteractive",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIOProtocol",
                 "SocketIOServer",
                 .product(name: "Logging", package: "swift-log"),
@@ -156,6 +172,7 @@ let package = Package(
             dependencies: [
                 "SocketIO",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIOProtocol",
                 "SocketIOServer",
                 .product(name: "Logging", package: "swift-log"),

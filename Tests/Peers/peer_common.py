@@ -141,6 +141,10 @@ def request_headers(environ):
 def install_handlers(sio, authorize):
     """Registers the test behaviour on every namespace in NAMESPACES.
 
+    The events are those of the demo server's contract (the README's table, implemented by
+    Sources/SwitchboardDemo) that the client tests use, with the same replies and acks; on top of
+    it, python greets every connection with ``welcome`` (sent before the CONNECT reply).
+
     authorize(namespace, environ, auth) raises socketio.exceptions.ConnectionRefusedError to
     refuse a connection.
     """
@@ -192,6 +196,7 @@ def install_handlers(sio, authorize):
             for i in range(n):
                 await sio.emit("burst-item", i, to=sid, namespace=ns)
             await sio.emit("burst-done", n, to=sid, namespace=ns)
+            return n
 
         async def kick(sid, *args):
             await sio.disconnect(sid, namespace=ns)

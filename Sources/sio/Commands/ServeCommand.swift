@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SocketIOServer
+import SwitchboardDemo
 
 /// `sio serve`: the embedded server with the demo namespaces.
 struct ServeCommand: AsyncParsableCommand {
