@@ -4,34 +4,12 @@ public import SocketIOServer
 import SocketIOProtocol
 
 /// The behaviour of `sio serve`: one test-and-demo server that `sio`, the tests and the python
-/// peer scripts (`Tests/Peers`) share. The README's "The demo server's contract" table is the
-/// one description of it; keep the two in step.
+/// peer scripts (`Tests/Peers`) share.
 ///
-/// Namespaces `/` and `/chat` (which requires the auth payload `{"token":"secret"}`, refusing
-/// others with `connect_error` `unauthorized` and data `{"reason":"bad token"}`) answer the
-/// events below. **Every event acknowledges when the client asks for an ack**:
-///
-/// | event | what the server does | ack |
-/// |---|---|---|
-/// | `echo` …args | emits `echo` with the same args to the sender | the args |
-/// | `ack` …args | nothing else | the args |
-/// | `binary` …args | like `echo` (attachments included) | the args |
-/// | `join` room / `leave` room | joins / leaves the room | `[room]` |
-/// | `room-message` room, …args | emits `room-message` (room, …args) to the room, sender included if in it | `[count]` |
-/// | `broadcast` …args | emits `broadcast` with the args to every socket of the namespace but the sender | `[count]` |
-/// | `server-ack` …args | asks the sender for an ack of `server-ack` (5 s), then emits `server-ack-result` with its items, or `{"error":"timeout"}` | `[]` at once |
-/// | `later` ms, …args | emits `later` with the args after ms milliseconds | `[]` at once |
-/// | `burst` n | emits `burst-item` 0…n-1, then `burst-done` n (n ≤ 100,000) | `[n]` after `burst-done` |
-/// | `headers` | nothing else | `[{…}]`: the connection's HTTP request headers |
-/// | `push-messages` | emits the message center script as `message` events | `[count]` |
-/// | `kick` | disconnects the sender from the namespace (`io server disconnect`) | `[]` before the disconnect |
-/// | `kick-close` | like `kick`, and closes the sender's whole connection | `[]` before the disconnect |
-///
-/// The plain WebSocket endpoint `/ws` serves the same events in the JSON envelope (see
-/// `installPlainWebSocket(on:)`).
-///
-/// `/ticker` broadcasts `tick` with 1, 2, 3, … every 20 ms whether or not anyone listens; with
-/// connection state recovery on, a reconnecting listener sees an unbroken sequence.
+/// Its contract — namespaces, events, what each acknowledges — is ``events`` and ``namespaces``
+/// (DemoContract.swift), shown by the README's "The demo server's contract" and by
+/// `sio serve --help`; a test keeps the README equal to it. Every event acknowledges when the
+/// client asks for an ack.
 public enum DemoApplication {
     /// The token `/chat` requires.
     public static let chatToken = "secret"

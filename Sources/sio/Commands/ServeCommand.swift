@@ -10,10 +10,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the embedded Socket.IO server with the demo namespaces (/, /chat, /ticker).",
         discussion: """
-        /chat needs the auth payload {"token":"secret"}. Events on / and /chat: echo, ack, binary, \
-        join, leave, room-message, broadcast, server-ack, later, burst, headers, kick. /ticker \
-        broadcasts tick 1, 2, 3, … every 20 ms. The plain WebSocket endpoint /ws serves echo, ack, \
-        broadcast, later, burst, headers and kick in the JSON envelope.
+        The demo server's contract (the README's table; every event acks when asked):
+
+        \(DemoApplication.contractText)
+
+        SIGINT or SIGTERM stops the server: clients are disconnected, the exit status is 0.
         """
     )
 
