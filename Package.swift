@@ -119,6 +119,36 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The snippets of the README and the DocC articles as complete programs that
+        // `scripts/test` runs (Tests/SioTests/Examples); not products.
+        .executableTarget(
+            name: "ClientExample",
+            dependencies: ["SocketIO"],
+            path: "Examples/ClientExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "PlatformExample",
+            dependencies: ["Switchboard"],
+            path: "Examples/PlatformExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "PlatformLayerExample",
+            dependencies: ["Switchboard"],
+            path: "Examples/PlatformLayerExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "ServerExample",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIO",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ServerExample",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "SwitchboardTestSupport",
             path: "Tests/TestSupport",
