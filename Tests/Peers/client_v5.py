@@ -220,7 +220,10 @@ async def scenario_rooms_broadcast(url, transport):
         check(await carol.nothing_named("room-message"), "carol, outside the room, got the room message")
 
         count = await alice.call("broadcast", "to all but me")
-        check(count == 2, f"broadcast reached {count!r}, expected 2")
+        # At least bob and carol: the scenarios share one server, and over polling a /chat
+        # socket of an earlier scenario (auth) may not have been closed yet; who receives it is
+        # checked below.
+        check(count >= 2, f"broadcast reached {count!r}, expected at least 2")
         for peer in (bob, carol):
             args = await peer.next_event("broadcast")
             check(args == ["to all but me"], f"broadcast {args!r}")
