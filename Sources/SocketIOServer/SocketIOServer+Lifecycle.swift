@@ -15,8 +15,10 @@ extension SocketIOServer {
     }
 
     /// How long ``stop()`` waits for the graceful shutdown (closing every connection, then the
-    /// listener) before it cancels what is left.
-    static let gracefulShutdownLimit: Duration = .seconds(3)
+    /// listener) before it cancels what is left. Every session has been closed by then, so what
+    /// is still open is a client that does not finish its side (a WebSocket that does not answer
+    /// the close handshake, a reconnecting client racing the stop): it is cut, quietly.
+    static let gracefulShutdownLimit: Duration = .milliseconds(500)
 
     enum Lifecycle {
         case idle
@@ -103,8 +105,8 @@ extension SocketIOServer {
     /// Closes every connection (clients see `server shutting down`; polling clients get a
     /// `close` packet, WebSockets a close frame) and stops listening. Idempotent.
     ///
-    /// The shutdown is graceful: the listener closes and the connections are given up to
-    /// three seconds to finish; only what is still open then is cancelled.
+    /// The shutdown is graceful: the listener closes and the connections are given half a
+    /// second to finish; only what is still open then is cancelled.
     public func stop() async {
         let running: Running? = lifecycle.withLockedValue { lifecycle in
             defer { lifecycle = .stopped }
