@@ -35,7 +35,7 @@ extension DemoApplication {
         DemoEvent(usage: "headers", effect: "nothing else", ack: "[{…}]: the connection's HTTP request headers"),
         DemoEvent(usage: "push-messages", effect: "emits the message center script (order updates, a duplicate, a non-message, a share, an end) as message events", ack: "[count]"),
         DemoEvent(usage: "kick", effect: "disconnects the sender from the namespace (io server disconnect)", ack: "[], before the disconnect"),
-        DemoEvent(usage: "kick-close", effect: "like kick, and closes the sender's whole connection", ack: "[], before the disconnect"),
+        DemoEvent(usage: "kick-close", effect: "like kick, and closes the sender's whole connection", ack: "[], before the disconnect (over polling the close can overtake it)"),
     ]
 
     /// The contract as the README shows it: the namespaces, then one table row per event.
