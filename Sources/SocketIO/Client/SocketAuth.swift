@@ -15,7 +15,7 @@ public enum SocketAuth: Sendable {
     /// ```
     ///
     /// (A closure whose dictionary holds other JSON values, or returns `nil`, picks the
-    /// ``provider(_:)-enum.case`` case.)
+    /// `provider` case itself.)
     public static func provider(_ strings: @escaping @Sendable () async throws -> [String: String]) -> SocketAuth {
         .provider { () async throws -> JSONObject? in
             JSONObject(try await strings().sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })

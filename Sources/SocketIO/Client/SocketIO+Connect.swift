@@ -25,8 +25,8 @@ public func io(
     return try await io(parsed, namespace: namespace, auth: auth, configuration: configuration)
 }
 
-/// Connects to a Socket.IO server in one call and returns the connected socket (see
-/// ``io(_:namespace:auth:configuration:)-(String,_,_,_)``).
+/// Connects to a Socket.IO server in one call and returns the connected socket (the same as
+/// the `io(_:namespace:auth:configuration:)` that takes the URL as a `String`).
 public func io(
     _ url: URL, namespace: String = "/", auth: SocketAuth = .none,
     configuration: Manager.Configuration = Manager.Configuration()
