@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import SocketIOProtocol
 
 /// What the HTTP and WebSocket front ends share: sessions, namespaces, the plain endpoint.
@@ -9,10 +8,6 @@ final class ServerCore: Sendable {
     let sessions = SessionRegistry()
     let namespaces: NamespaceRegistry
     let plain: PlainWebSocketEndpoint
-    /// Set by ``closeAll()``: a session opened from then on (a handshake that raced the stop) is
-    /// closed at once, so no long-poll or WebSocket is left open for the graceful shutdown to
-    /// wait on.
-    private let stopping = NIOLockedValueBox(false)
 
     init(environment: ServerEnvironment) {
         self.environment = environment
@@ -36,8 +31,6 @@ final class ServerCore: Sendable {
         let transport: SocketIOServer.TransportKind = webSocket == nil ? .polling : .websocket
         session.logger.debug("Engine.IO session open", metadata: ["socketio.transport": "\(transport.rawValue)"])
         environment.events.emit(.sessionOpened(sid: session.sid, transport: transport, address: request.address))
-        // Checked after `add`: either closeAll's loop sees this session, or the flag is set.
-        if isStopping { session.close(.serverShuttingDown) }
         return session
     }
 
@@ -46,13 +39,8 @@ final class ServerCore: Sendable {
         .text("0" + environment.handshake(sid: sid, transport: transport).json)
     }
 
-    /// Whether ``closeAll()`` was called.
-    var isStopping: Bool { stopping.withLockedValue { $0 } }
-
-    /// Closes every session and plain WebSocket, and those opened from now on (the server is
-    /// stopping).
+    /// Closes every session and plain WebSocket (the server is stopping).
     func closeAll() {
-        stopping.withLockedValue { $0 = true }
         for session in sessions.all { session.close(.serverShuttingDown) }
         plain.closeAll()
     }

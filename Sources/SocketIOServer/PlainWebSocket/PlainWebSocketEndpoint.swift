@@ -11,8 +11,6 @@ final class PlainWebSocketEndpoint: Sendable {
     private let environment: ServerEnvironment
     private let handler = NIOLockedValueBox<Handler?>(nil)
     private let connections = NIOLockedValueBox<[String: PlainWebSocketConnection]>([:])
-    /// Set by ``closeAll()``: a connection opened from then on is closed at once.
-    private let stopping = NIOLockedValueBox(false)
 
     init(environment: ServerEnvironment) {
         self.environment = environment
@@ -33,8 +31,6 @@ final class PlainWebSocketEndpoint: Sendable {
         )
         connections.withLockedValue { $0[connection.id] = connection }
         environment.events.emit(.plainWebSocketOpened(id: connection.id, address: request.address))
-        // Checked after registering: either closeAll's loop sees this connection, or the flag is set.
-        if stopping.withLockedValue({ $0 }) { connection.close() }
         defer {
             connections.withLockedValue { _ = $0.removeValue(forKey: connection.id) }
             environment.events.emit(.plainWebSocketClosed(id: connection.id))
@@ -61,9 +57,7 @@ final class PlainWebSocketEndpoint: Sendable {
         }
     }
 
-    /// Closes every connection, and those opened from now on (the server is stopping).
     func closeAll() {
-        stopping.withLockedValue { $0 = true }
         for connection in connections.withLockedValue({ Array($0.values) }) { connection.close() }
     }
 }
