@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // Already in the graph through Hummingbird; named so the server can stop gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // Only for `scripts/docs` (the `generate-documentation` plugin); nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -58,6 +60,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -86,6 +89,18 @@ let package = Package(
             dependencies: ["SocketIOProtocol"],
             swiftSettings: upcoming
         ),
+        // The demo application of `sio serve`, shared by `sio` and the tests (python peers mirror it);
+        // not a product: its contract is the README's table, not a library API.
+        .target(
+            name: "SwitchboardDemo",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIOProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "Harness",
             dependencies: [
@@ -106,6 +121,7 @@ let package = Package(
                 "Harness",
                 "SioInteractive",
                 "Switchboard",
+                "SwitchboardDemo",
                 "SharingExample",
                 "SocketIO",
                 "SocketIOProtocol",
@@ -114,6 +130,36 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: upcoming
+        ),
+        // The snippets of the README and the DocC articles as complete programs that
+        // `scripts/test` runs (Tests/SioTests/Examples); not products.
+        .executableTarget(
+            name: "ClientExample",
+            dependencies: ["SocketIO"],
+            path: "Examples/ClientExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "PlatformExample",
+            dependencies: ["Switchboard"],
+            path: "Examples/PlatformExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "PlatformLayerExample",
+            dependencies: ["Switchboard"],
+            path: "Examples/PlatformLayerExample",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "ServerExample",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIO",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ServerExample",
             swiftSettings: upcoming
         ),
         .target(
@@ -139,6 +185,7 @@ let package = Package(
             dependencies: [
                 "SocketIOServer",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIO",
                 "SocketIOProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -153,6 +200,7 @@ let package = Package(
                 "Switchboard",
                 "SharingExample",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
@@ -167,6 +215,7 @@ let package = Package(
             dependencies: [
                 "SioInteractive",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIOProtocol",
                 "SocketIOServer",
                 .product(name: "Logging", package: "swift-log"),
@@ -179,6 +228,7 @@ let package = Package(
                 "Harness",
                 "SocketIO",
                 "SwitchboardTestSupport",
+                "SwitchboardDemo",
                 "SocketIOProtocol",
                 "SocketIOServer",
                 .product(name: "Logging", package: "swift-log"),

@@ -5,11 +5,25 @@ import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 
 extension SocketIOServer {
+    /// The task that runs the Hummingbird application, and the service group around it that
+    /// lets ``stop()`` shut it down gracefully instead of cancelling it.
+    struct Running: Sendable {
+        let task: Task<Void, any Error>
+        let group: ServiceGroup
+    }
+
+    /// How long ``stop()`` waits for the graceful shutdown (closing every connection, then the
+    /// listener) before it cancels what is left. Every session has been closed by then, so what
+    /// is still open is a client that does not finish its side (a WebSocket that does not answer
+    /// the close handshake, a reconnecting client racing the stop): it is cut, quietly.
+    static let gracefulShutdownLimit: Duration = .milliseconds(500)
+
     enum Lifecycle {
         case idle
-        case running(Task<Void, any Error>, RunningServer)
+        case running(Running, RunningServer)
         case stopped
     }
 
@@ -55,9 +69,14 @@ extension SocketIOServer {
             },
             logger: core.environment.logger
         )
+        // A service group with no signals of its own: `stop()` triggers its graceful shutdown,
+        // which Hummingbird turns into "stop accepting, let the open connections finish".
+        // Cancelling the application instead ends its accept loop with a CancellationError
+        // that Hummingbird logs as an error, and waits on connections that were never told.
+        let group = ServiceGroup(configuration: .init(services: [app], logger: core.environment.logger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
                 listening.resolve(.failure(SocketIOServerError.cannotListen("the server stopped before listening")))
             } catch {
                 listening.resolve(.failure(SocketIOServerError.cannotListen("\(error)")))
@@ -72,7 +91,7 @@ extension SocketIOServer {
             throw (error as? SocketIOServerError) ?? .cannotListen("\(error)")
         }
         let running = RunningServer(server: self, host: host, port: boundPort)
-        lifecycle.withLockedValue { $0 = .running(task, running) }
+        lifecycle.withLockedValue { $0 = .running(Running(task: task, group: group), running) }
         core.environment.logger.info("Socket.IO server listening", metadata: ["socketio.port": "\(boundPort)"])
         return running
     }
@@ -81,7 +100,7 @@ extension SocketIOServer {
     public func run(host: String = "127.0.0.1", port: Int) async throws(SocketIOServerError) {
         _ = try await start(host: host, port: port)
         let task: Task<Void, any Error>? = lifecycle.withLockedValue { lifecycle in
-            if case .running(let task, _) = lifecycle { return task }
+            if case .running(let running, _) = lifecycle { return running.task }
             return nil
         }
         await withTaskCancellationHandler {
@@ -93,19 +112,29 @@ extension SocketIOServer {
 
     /// Closes every connection (clients see `server shutting down`; polling clients get a
     /// `close` packet, WebSockets a close frame) and stops listening. Idempotent.
+    ///
+    /// The shutdown is graceful: the listener closes and the connections are given half a
+    /// second to finish; only what is still open then is cancelled.
     public func stop() async {
-        let task: Task<Void, any Error>? = lifecycle.withLockedValue { lifecycle in
+        let running: Running? = lifecycle.withLockedValue { lifecycle in
             defer { lifecycle = .stopped }
-            if case .running(let task, _) = lifecycle { return task }
+            if case .running(let running, _) = lifecycle { return running }
             return nil
         }
         // Closes every session and plain WebSocket, then every connection still sending its
         // first request head: cancelling the server's task cannot reach those (see
         // `UnfinishedRequests`), and one of them would otherwise hold `stop()` forever.
         core.closeAll()
-        guard let task else { return }
-        task.cancel()
-        _ = await task.result
+        guard let running else { return }
+        await running.group.triggerGracefulShutdown()
+        await withTaskGroup(of: Void.self) { waiting in
+            waiting.addTask { _ = await running.task.result }
+            waiting.addTask { try? await Task.sleep(for: Self.gracefulShutdownLimit) }
+            await waiting.next()
+            running.task.cancel()  // a no-op once it finished; ends the wait for stragglers
+            waiting.cancelAll()
+        }
+        _ = await running.task.result
     }
 
     /// The running server's address, once started.

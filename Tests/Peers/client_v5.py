@@ -7,10 +7,10 @@ Switchboard's server) and prints one JSON line per scenario on stdout:
 
     {"scenario": "echo", "ok": true, "detail": "..."}
 
-The server must behave like Switchboard's demo server (Tests/SocketIOServerTests/Support/
-DemoServer.swift): namespaces `/`, `/chat` and `/secure` (auth token `secret`, refused with
-{"message": "unauthorized", "data": {"reason": "bad token"}}), and the events echo, ack, binary,
-server-ack, join, leave, to-room, broadcast and kick. Logs go to stderr. The exit status is 0
+The server must behave like Switchboard's demo server (Sources/SwitchboardDemo, the table "The
+demo server's contract" in the README): namespaces `/` and `/chat` (auth token `secret`,
+refused with {"message": "unauthorized", "data": {"reason": "bad token"}}), and the events echo,
+ack, binary, server-ack, join, leave, room-message, broadcast and kick. Logs go to stderr. The exit status is 0
 when the script ran (whatever the results), so the caller reads the lines.
 """
 
@@ -26,6 +26,7 @@ import traceback
 import socketio
 
 TIMEOUT = 10
+CHAT_AUTH = {"token": "secret"}
 
 TRANSPORTS = {
     "polling": ["polling"],
@@ -137,17 +138,17 @@ async def scenario_connect(url, transport):
 
 
 async def scenario_auth_accepted(url, transport):
-    peer = await connected(url, transport, "/secure", {"token": "secret"})
+    peer = await connected(url, transport, "/chat", CHAT_AUTH)
     try:
         reply = await peer.call("ack", "inside")
         check(reply == "inside", f"ack reply {reply!r}")
-        return "connected to /secure"
+        return "connected to /chat"
     finally:
         await peer.close()
 
 
 async def scenario_auth_rejected(url, transport):
-    peer = Peer(url, transport, "/secure", {"token": "nope"})
+    peer = Peer(url, transport, "/chat", {"token": "nope"})
     try:
         await peer.connect()
     except socketio.exceptions.ConnectionError:
@@ -205,21 +206,24 @@ async def scenario_binary(url, transport):
 
 
 async def scenario_rooms_broadcast(url, transport):
-    peers = [await connected(url, transport, "/chat") for _ in range(3)]
+    peers = [await connected(url, transport, "/chat", CHAT_AUTH) for _ in range(3)]
     alice, bob, carol = peers
     try:
         for peer in (alice, bob):
             joined = await peer.call("join", "room1")
-            check(list(joined) == ["joined", "room1"], f"join reply {joined!r}")
-        count = await carol.call("to-room", "room1", "hi room")
-        check(count == 2, f"to-room reached {count!r}, expected 2")
+            check(joined == "room1", f"join reply {joined!r}")
+        count = await carol.call("room-message", "room1", "hi room")
+        check(count == 2, f"room-message reached {count!r}, expected 2")
         for peer in (alice, bob):
             args = await peer.next_event("room-message")
-            check(args == ["hi room"], f"room message {args!r}")
+            check(args == ["room1", "hi room"], f"room message {args!r}")
         check(await carol.nothing_named("room-message"), "carol, outside the room, got the room message")
 
         count = await alice.call("broadcast", "to all but me")
-        check(count == 2, f"broadcast reached {count!r}, expected 2")
+        # At least bob and carol: the scenarios share one server, and over polling a /chat
+        # socket of an earlier scenario (auth) may not have been closed yet; who receives it is
+        # checked below.
+        check(count >= 2, f"broadcast reached {count!r}, expected at least 2")
         for peer in (bob, carol):
             args = await peer.next_event("broadcast")
             check(args == ["to all but me"], f"broadcast {args!r}")

@@ -141,6 +141,12 @@ def request_headers(environ):
 def install_handlers(sio, authorize):
     """Registers the test behaviour on every namespace in NAMESPACES.
 
+    The events are those of the demo server's contract (the README's table, implemented by
+    Sources/SwitchboardDemo) that the client tests use, with the same replies and acks, but two
+    differences the client tests rely on: python greets every connection with ``welcome`` (sent
+    before the CONNECT reply), and ``kick`` disconnects before it could ack (a pending ack must
+    then fail, typed).
+
     authorize(namespace, environ, auth) raises socketio.exceptions.ConnectionRefusedError to
     refuse a connection.
     """
@@ -170,28 +176,33 @@ def install_handlers(sio, authorize):
             return tuple(args)
 
         async def server_ack(sid, *args):
+            # Acks at once (the demo contract); the question and its report run in the background.
             # Like sio.call(), but keeps the reply's argument list exactly (call() collapses a
             # one-argument reply to the value and a null reply to "no arguments").
-            loop = asyncio.get_running_loop()
-            reply = loop.create_future()
+            async def ask():
+                loop = asyncio.get_running_loop()
+                reply = loop.create_future()
 
-            def on_reply(*reply_args):
-                if not reply.done():
-                    reply.set_result(reply_args)
+                def on_reply(*reply_args):
+                    if not reply.done():
+                        reply.set_result(reply_args)
 
-            await sio.emit("server-ack", tuple(args), to=sid, namespace=ns, callback=on_reply)
-            try:
-                reply_args = await asyncio.wait_for(reply, timeout=5)
-            except asyncio.TimeoutError:
-                await sio.emit("server-ack-result", {"error": "timeout"}, to=sid, namespace=ns)
-                return
-            await sio.emit("server-ack-result", tuple(reply_args), to=sid, namespace=ns)
+                await sio.emit("server-ack", tuple(args), to=sid, namespace=ns, callback=on_reply)
+                try:
+                    reply_args = await asyncio.wait_for(reply, timeout=5)
+                except asyncio.TimeoutError:
+                    await sio.emit("server-ack-result", {"error": "timeout"}, to=sid, namespace=ns)
+                    return
+                await sio.emit("server-ack-result", tuple(reply_args), to=sid, namespace=ns)
+            sio.start_background_task(ask)
+            return ()
 
         async def burst(sid, n=0, *rest):
             n = int(n)
             for i in range(n):
                 await sio.emit("burst-item", i, to=sid, namespace=ns)
             await sio.emit("burst-done", n, to=sid, namespace=ns)
+            return n
 
         async def kick(sid, *args):
             await sio.disconnect(sid, namespace=ns)

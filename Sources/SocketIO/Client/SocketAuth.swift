@@ -8,6 +8,20 @@ public enum SocketAuth: Sendable {
     /// Called before every CONNECT; `nil` sends none.
     case provider(@Sendable () async throws -> JSONObject?)
 
+    /// Called before every CONNECT, for the common case of string values:
+    ///
+    /// ```swift
+    /// manager.socket(namespace: "/chat", auth: .provider { ["token": try await tokens.fresh()] })
+    /// ```
+    ///
+    /// (A closure whose dictionary holds other JSON values, or returns `nil`, picks the
+    /// `provider` case itself.)
+    public static func provider(_ strings: @escaping @Sendable () async throws -> [String: String]) -> SocketAuth {
+        .provider { () async throws -> JSONObject? in
+            JSONObject(try await strings().sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+        }
+    }
+
     func resolve() async throws -> JSONObject? {
         switch self {
         case .none: nil

@@ -56,6 +56,13 @@ public struct ConnectionBuilder<Stage: Sendable>: Sendable {
     public func auth(id: String, _ provider: @escaping @Sendable () async throws -> JSONObject?) -> Self {
         with { $0.auth = .provider(id: id, provider) }
     }
+    /// An auth provider of string values (`{ ["token": try await session.freshToken()] }`),
+    /// called before every (re)connect; `id` names it for the pool.
+    public func auth(id: String, _ provider: @escaping @Sendable () async throws -> [String: String]) -> Self {
+        auth(id: id) { () async throws -> JSONObject? in
+            JSONObject(try await provider().sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+        }
+    }
     /// Adds an HTTP header to the connection's requests.
     public func header(_ name: String, _ value: String) -> Self {
         with { $0.headers.append(ConnectionHeader(name: name, value: value)) }

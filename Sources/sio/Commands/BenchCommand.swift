@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SocketIO
 import SocketIOServer
+import SwitchboardDemo
 
 /// `sio bench [URL]`: echo throughput and ack round-trip latency, our client and python-socketio's.
 struct BenchCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import SharingExample
 import SocketIO
 import SocketIOServer
 import Switchboard
+import SwitchboardDemo
 
 extension DemoScenes {
     /// The message center fed by the `/chat` socket's `message` events: routing by key path,

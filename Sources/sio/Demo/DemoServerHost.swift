@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import SocketIOServer
+import SwitchboardDemo
 
 /// The demo's embedded server, which a scene can take down and bring back on the same port.
 final class DemoServerHost: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SocketIOServer
 import Switchboard
+import SwitchboardDemo
 
 /// The platform layer in the demo: two screens lease one connection, the server goes away and
 /// comes back with commands queued meanwhile, and the keeper cleans up when the screens let go.

@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOServer
+import SwitchboardDemo
 
 /// One scenario of the soak: a whole client/server story that asserts what it shows.
 struct SoakScenario: Sendable {

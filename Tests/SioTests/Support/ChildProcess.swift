@@ -61,7 +61,7 @@ enum ChildProcess {
         return (environment, home)
     }
 
-    private static func spawn(
+    static func spawn(
         _ executable: String, _ argv: [String], environment: [String], stdin: String, stdout: String, stderr: String
     ) throws -> pid_t {
         #if canImport(Darwin)
@@ -119,7 +119,7 @@ enum ChildProcess {
     }
 
     /// waitpid on a thread of its own (it blocks); the exit status, or 128 + the signal.
-    private static func waitForExit(_ pid: pid_t) async -> Int32 {
+    static func waitForExit(_ pid: pid_t) async -> Int32 {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var status: Int32 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SocketIOServer
+import SwitchboardDemo
 
 /// `sio serve`'s server (DemoApplication) in the test process, on a free loopback port.
 enum EmbeddedDemoServer {

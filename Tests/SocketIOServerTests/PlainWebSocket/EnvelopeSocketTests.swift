@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SocketIOServer
+import SwitchboardDemo
 import SwitchboardTestSupport
 import Testing
 

@@ -7,7 +7,7 @@ import Testing
 struct PlainWebSocketTests {
     @Test("by default every message comes back")
     func echo() async throws {
-        try await DemoServer.with { demo in
+        try await DemoServer.with(installingDemo: false) { demo in
             let socket = try await RawWebSocket.open(port: demo.port, target: "/ws")
             try socket.send(text: "hello")
             #expect(try await socket.nextText() == "hello")

@@ -50,12 +50,12 @@ struct ClientTests {
     func auth() async throws {
         try await DemoServer.with { demo in
             let manager = try Self.manager(demo)
-            let refused = manager.socket(namespace: "/secure", auth: .static(["token": "wrong"]))
+            let refused = manager.socket(namespace: "/chat", auth: .static(["token": "wrong"]))
             await #expect(throws: SocketIOError.connectError(message: "unauthorized", data: ["reason": "bad token"])) {
                 try await withTimeout(10, "refusal") { try await refused.connect() }
             }
             let otherManager = try Self.manager(demo)
-            let accepted = otherManager.socket(namespace: "/secure", auth: .static(["token": "secret"]))
+            let accepted = otherManager.socket(namespace: "/chat", auth: .static(["token": "secret"]))
             try await withTimeout(10, "connect") { try await accepted.connect() }
             #expect(try await accepted.emitWithAck("ack", "in") == ["in"])
             await manager.close()
@@ -67,19 +67,19 @@ struct ClientTests {
     func roomsAndBroadcast() async throws {
         try await DemoServer.with { demo in
             let managers = try (0..<3).map { _ in try Self.manager(demo) }
-            let sockets = managers.map { $0.socket(namespace: "/chat") }
+            let sockets = managers.map { $0.socket(namespace: "/chat", auth: .static(["token": "secret"])) }
             for socket in sockets { try await withTimeout(10, "connect") { try await socket.connect() } }
             let (alice, bob, carol) = (sockets[0], sockets[1], sockets[2])
-            #expect(try await alice.emitWithAck("join", "room1") == ["joined", "room1"])
-            #expect(try await bob.emitWithAck("join", "room1") == ["joined", "room1"])
+            #expect(try await alice.emitWithAck("join", "room1") == ["room1"])
+            #expect(try await bob.emitWithAck("join", "room1") == ["room1"])
 
             let aliceRoom = alice.events(named: "room-message")
             let bobRoom = bob.events(named: "room-message")
             let carolRoom = carol.events(named: "room-message")
             // Carol is not in the room; the room gets it, she does not.
-            #expect(try await carol.emitWithAck("to-room", "room1", "hi room") == [2])
-            #expect(try await aliceRoom.first(1).first?.items == ["hi room"])
-            #expect(try await bobRoom.first(1).first?.items == ["hi room"])
+            #expect(try await carol.emitWithAck("room-message", "room1", "hi room") == [2])
+            #expect(try await aliceRoom.first(1).first?.items == ["room1", "hi room"])
+            #expect(try await bobRoom.first(1).first?.items == ["room1", "hi room"])
 
             // Everyone but the sender.
             let bobAll = bob.events(named: "broadcast")
@@ -90,9 +90,9 @@ struct ClientTests {
             #expect(try await carolAll.first(1).first?.items == ["to all but me"])
 
             // Alice leaves the room: a room message now reaches only Bob.
-            #expect(try await alice.emitWithAck("leave", "room1") == ["left", "room1"])
-            #expect(try await carol.emitWithAck("to-room", "room1", "second") == [1])
-            #expect(try await bobRoom.first(1).first?.items == ["second"])
+            #expect(try await alice.emitWithAck("leave", "room1") == ["room1"])
+            #expect(try await carol.emitWithAck("room-message", "room1", "second") == [1])
+            #expect(try await bobRoom.first(1).first?.items == ["room1", "second"])
             #expect(try await bob.emitWithAck("broadcast", "from bob") == [2])
             #expect(try await aliceAll.first(1).first?.items == ["from bob"])
             withExtendedLifetime(carolRoom) {}

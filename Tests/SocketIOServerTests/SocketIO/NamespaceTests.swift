@@ -8,11 +8,13 @@ import Testing
 struct NamespaceTests {
     @Test("the CONNECT reply comes before anything the connection handler emits")
     func replyFirst() async throws {
-        try await DemoServer.with { demo in
+        try await DemoServer.with(setup: { server in
+            server.namespace("/greeting").onConnection { socket in socket.emit("welcome", "hi") }
+        }) { demo in
             let client = try await EngineWebSocket.open(port: demo.port)
-            let reply = try await client.connect("/chat")
+            let reply = try await client.connect("/greeting")
             #expect(reply["sid"] != nil)
-            #expect(try await client.next("the welcome") == #"42/chat,["welcome","hi"]"#)
+            #expect(try await client.next("the welcome") == #"42/greeting,["welcome","hi"]"#)
             client.socket.drop()
         }
     }
@@ -21,12 +23,12 @@ struct NamespaceTests {
     func auth() async throws {
         try await DemoServer.with { demo in
             let client = try await EngineWebSocket.open(port: demo.port)
-            try client.send(#"40/secure,{"token":"nope"}"#)
-            #expect(try await client.next() == #"44/secure,{"message":"unauthorized","data":{"reason":"bad token"}}"#)
-            let reply = try await client.connect("/secure", auth: #"{"token":"secret"}"#)
+            try client.send(#"40/chat,{"token":"nope"}"#)
+            #expect(try await client.next() == #"44/chat,{"message":"unauthorized","data":{"reason":"bad token"}}"#)
+            let reply = try await client.connect("/chat", auth: #"{"token":"secret"}"#)
             #expect(reply["sid"] != nil)
-            try client.send(#"42/secure,["echo","in"]"#)
-            #expect(try await client.next() == #"42/secure,["echo","in"]"#)
+            try client.send(#"42/chat,["echo","in"]"#)
+            #expect(try await client.next() == #"42/chat,["echo","in"]"#)
             client.socket.drop()
         }
     }
@@ -36,9 +38,8 @@ struct NamespaceTests {
         try await DemoServer.with { demo in
             let client = try await EngineWebSocket.open(port: demo.port)
             let root = try await client.connect()
-            let chat = try await client.connect("/chat")
+            let chat = try await client.connect("/chat", auth: #"{"token":"secret"}"#)
             #expect(root["sid"] != chat["sid"])
-            #expect(try await client.next() == #"42/chat,["welcome","hi"]"#)
             try client.send(#"42/chat,["echo","c"]"#)
             try client.send(#"42["echo","r"]"#)
             #expect(try await client.next() == #"42/chat,["echo","c"]"#)
@@ -66,8 +67,7 @@ struct NamespaceTests {
                 if case .socketDisconnected("/", _, .serverNamespaceDisconnect) = $0 { return true }
                 return false
             }
-            _ = try await client.connect("/chat")
-            #expect(try await client.next() == #"42/chat,["welcome","hi"]"#)
+            _ = try await client.connect("/chat", auth: #"{"token":"secret"}"#)
             try client.send(#"42/chat,["kick-close"]"#)
             #expect(try await client.next() == "41/chat,")
             #expect(try await client.next() == "1")

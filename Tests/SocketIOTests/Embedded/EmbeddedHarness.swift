@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardDemo
 import SwitchboardTestSupport
 
 /// The embedded demo server for client tests, plus a record of every `work` event it received

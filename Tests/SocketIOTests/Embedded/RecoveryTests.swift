@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOServer
+import SwitchboardDemo
 import SwitchboardTestSupport
 import Testing
 

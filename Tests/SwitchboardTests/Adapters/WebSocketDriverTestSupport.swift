@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIOServer
 import Switchboard
+import SwitchboardDemo
 import SwitchboardTestSupport
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIOServer
 @testable import Switchboard
+import SwitchboardDemo
 
 /// A technology the platform scenarios run against: the factory whose connections speak it, and
 /// a server for it that can be stopped and started again on the same port.

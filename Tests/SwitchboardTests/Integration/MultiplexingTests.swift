@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardDemo
 import Switchboard
 import SwitchboardTestSupport
 import Testing

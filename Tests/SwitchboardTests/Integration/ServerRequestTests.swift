@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardDemo
 import Switchboard
 import SwitchboardTestSupport
 import Testing

@@ -1,3 +1,4 @@
+import SocketIOServer
 public import SocketIOProtocol
 
 extension DemoApplication {

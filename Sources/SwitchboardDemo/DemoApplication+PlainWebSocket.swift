@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SocketIOServer
 import SocketIOProtocol
 
 extension DemoApplication {
@@ -11,9 +12,12 @@ extension DemoApplication {
     /// | `ack` x | as a request, replies `[x]` |
     /// | `broadcast` x | emits `broadcast` x to every `/ws` client, sender included; replies `[count]` |
     /// | `later` [ms, x] | emits `later` x after ms milliseconds; replies `[]` |
-    /// | `burst` n | emits `burst-item` 0…n-1, then `burst-done` n |
+    /// | `burst` n | emits `burst-item` 0…n-1, then `burst-done` n; replies `[n]` |
     /// | `headers` | replies `[{…}]`: the connection's HTTP request headers |
-    /// | `kick` | closes the connection |
+    /// | `kick` | closes the connection (the close is the answer: a request gets no reply) |
+    ///
+    /// Unlike Socket.IO's `broadcast`, the sender receives its own: a plain WebSocket has no
+    /// namespace to share, and a lone console user sees that it worked.
     static func installPlainWebSocket(on server: SocketIOServer) {
         let sockets = NIOLockedValueBox<[String: EnvelopeSocket]>([:])
         server.onPlainWebSocket { connection in
@@ -43,10 +47,11 @@ extension DemoApplication {
                 socket.emit("later", value)
             }
         }
-        socket.on("burst") { data in
+        socket.onRequest("burst") { data in
             let count = min(max(data.intValue ?? 0, 0), 100_000)
             for index in 0..<count { socket.emit("burst-item", .number(Double(index))) }
             socket.emit("burst-done", .number(Double(count)))
+            return [.number(Double(count))]
         }
         socket.onRequest("headers") { _ in
             [.object(JSONObject(socket.connection.headers.map { ($0.key, JSONValue.string($0.value)) }))]

@@ -1,31 +1,15 @@
 public import Logging
 import NIOConcurrencyHelpers
+public import SocketIOServer
 import SocketIOProtocol
 
-/// The behaviour of `sio serve`: a test-and-demo server other clients can rely on.
+/// The behaviour of `sio serve`: one test-and-demo server that `sio`, the tests and the python
+/// peer scripts (`Tests/Peers`) share.
 ///
-/// Namespaces `/` and `/chat` (which requires the auth payload `{"token":"secret"}`, refusing
-/// others with `connect_error` `unauthorized` and data `{"reason":"bad token"}`) answer:
-///
-/// | event | what the server does |
-/// |---|---|
-/// | `echo` …args | emits `echo` with the same args to the sender, and acks them if asked |
-/// | `ack` …args | acks the same args |
-/// | `binary` …args | like `echo` (attachments included) |
-/// | `join` room / `leave` room | joins / leaves the room, acks with the room |
-/// | `room-message` room, …args | emits `room-message` with (room, …args) to the room, sender included |
-/// | `broadcast` …args | emits `broadcast` with the args to the whole namespace |
-/// | `server-ack` …args | asks the sender for an ack of `server-ack` (5 s), then emits `server-ack-result` with its items, or `{"error":"timeout"}` |
-/// | `later` ms, …args | emits `later` with the args after ms milliseconds |
-/// | `burst` n | emits `burst-item` 0…n-1, then `burst-done` n |
-/// | `headers` | acks with the connection's HTTP request headers |
-/// | `kick` | disconnects the sender from the namespace (`io server disconnect`) |
-///
-/// The plain WebSocket endpoint `/ws` serves the same events in the JSON envelope (see
-/// `installPlainWebSocket(on:)`).
-///
-/// `/ticker` broadcasts `tick` with 1, 2, 3, … every 20 ms whether or not anyone listens; with
-/// connection state recovery on, a reconnecting listener sees an unbroken sequence.
+/// Its contract — namespaces, events, what each acknowledges — is ``events`` and ``namespaces``
+/// (DemoContract.swift), shown by the README's "The demo server's contract" and by
+/// `sio serve --help`; a test keeps the README equal to it. Every event acknowledges when the
+/// client asks for an ack.
 public enum DemoApplication {
     /// The token `/chat` requires.
     public static let chatToken = "secret"
@@ -84,25 +68,35 @@ public enum DemoApplication {
             event.ack?.respond(event.items)
         }
         socket.on("join") { event in
-            guard let room = event.items.first?.stringValue else { return }
+            guard let room = event.items.first?.stringValue else {
+                event.ack?.respond(notARoom)
+                return
+            }
             socket.join(room)
             event.ack?.respond([.string(room)])
         }
         socket.on("leave") { event in
-            guard let room = event.items.first?.stringValue else { return }
+            guard let room = event.items.first?.stringValue else {
+                event.ack?.respond(notARoom)
+                return
+            }
             socket.leave(room)
             event.ack?.respond([.string(room)])
         }
         socket.on("room-message") { event in
-            guard let room = event.items.first?.stringValue else { return }
+            guard let room = event.items.first?.stringValue else {
+                event.ack?.respond(notARoom)
+                return
+            }
             let count = socket.namespace.to(room).emit("room-message", items: event.items)
             event.ack?.respond([.number(Double(count))])
         }
         socket.on("broadcast") { event in
-            let count = socket.namespace.all.emit("broadcast", items: event.items)
+            let count = socket.broadcast.emit("broadcast", items: event.items)
             event.ack?.respond([.number(Double(count))])
         }
         socket.on("server-ack") { event in
+            event.ack?.respond([])
             Task {
                 do {
                     let reply = try await socket.emitWithAck("server-ack", items: event.items, timeout: .seconds(5))
@@ -115,6 +109,7 @@ public enum DemoApplication {
         socket.on("later") { event in
             let milliseconds = max(event.items.first?.intValue ?? 0, 0)
             let rest = Array(event.items.dropFirst())
+            event.ack?.respond([])
             Task {
                 try? await Task.sleep(for: .milliseconds(milliseconds))
                 socket.emit("later", items: rest)
@@ -124,15 +119,24 @@ public enum DemoApplication {
             let count = min(max(event.items.first?.intValue ?? 0, 0), 100_000)
             for index in 0..<count { socket.emit("burst-item", .number(Double(index))) }
             socket.emit("burst-done", .number(Double(count)))
+            event.ack?.respond([.number(Double(count))])
         }
         socket.on("headers") { event in
             event.ack?.respond([.object(JSONObject(socket.handshake.headers.map { ($0.key, JSONValue.string($0.value)) }))])
         }
-        socket.on("kick") { _ in
+        socket.on("kick") { event in
+            event.ack?.respond([])
             socket.disconnect()
+        }
+        socket.on("kick-close") { event in
+            event.ack?.respond([])
+            socket.disconnect(close: true)
         }
         installMessages(on: socket)
     }
+
+    /// The ack of `join`, `leave` and `room-message` without a room name.
+    static let notARoom: [JSONValue] = [["error": "the first argument must be a room name"]]
 
     /// One log line per connection: protocol version, transport, recovered.
     static func logConnections(of server: SocketIOServer, to logger: Logger) {

@@ -1,0 +1,67 @@
+import Foundation
+import SocketIO
+import SocketIOProtocol
+import SwitchboardTestSupport
+import Testing
+
+/// The shortcuts a socket.io user looks for: `io(url)`, `socket.timeout(…).emitWithAck(…)`, and
+/// an auth provider that returns plain strings.
+@Suite("socket.io-style conveniences")
+struct ConveniencesTests {
+    /// Stands for the app's token source: a `String` from an async call.
+    actor Tokens {
+        private(set) var calls = 0
+        func fresh() async throws -> String {
+            calls += 1
+            return "secret"
+        }
+    }
+
+    @Test("io(url) returns a connected socket; timeout(…).emitWithAck gets the ack; socket.io closes")
+    func ioAndTimeout() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let socket = try await withTimeout(10, "io") { try await io(harness.url.absoluteString) }
+        #expect(socket.connected)
+        #expect(socket.namespace == "/")
+        let reply = try await socket.timeout(.seconds(5)).emitWithAck("echo", "hello", 1)
+        #expect(reply == ["hello", 1])
+        await #expect(throws: SocketIOError.ackTimeout) {
+            // No demo event is called that, so no ack comes.
+            _ = try await socket.timeout(.milliseconds(100)).emitWithAck("nothing-answers")
+        }
+        await socket.io.close()
+        #expect(!socket.connected)
+        await harness.stop()
+    }
+
+    @Test("io(url) with a bad URL string throws invalidURL")
+    func ioBadURL() async {
+        await #expect(throws: SocketIOError.invalidURL("")) { _ = try await io("") }
+    }
+
+    @Test(".provider { [\"token\": String] } type-checks and is asked on connect")
+    func stringProvider() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let tokens = Tokens()
+        let auth: SocketAuth = .provider { ["token": try await tokens.fresh()] }
+        let chat = try await withTimeout(10, "io /chat") {
+            try await io(harness.url, namespace: "/chat", auth: auth)
+        }
+        #expect(try await chat.emitWithAck("ack", "in") == ["in"])
+        #expect(await tokens.calls == 1)
+        await chat.io.close()
+        await harness.stop()
+    }
+
+    @Test("a provider returning JSON values, or nil, still picks the JSONObject case")
+    func jsonProvider() async throws {
+        let objects: SocketAuth = .provider { ["token": "secret", "attempt": 1] }
+        let none: SocketAuth = .provider { nil }
+        guard case .provider(let body) = objects, case .provider(let empty) = none else {
+            Issue.record("not the provider case")
+            return
+        }
+        #expect(try await body() == ["token": "secret", "attempt": 1])
+        #expect(try await empty() == nil)
+    }
+}
