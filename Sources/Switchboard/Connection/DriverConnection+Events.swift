@@ -4,7 +4,24 @@ public import SocketIOProtocol
 
 extension DriverConnection {
     public func events(named event: String) -> AsyncStream<JSONValue> {
-        let (stream, continuation) = AsyncStream<JSONValue>.makeStream()
+        subscribe(to: event, in: \.subscribers)
+    }
+
+    /// The server's requests for `event` (events that ask for an answer), until the connection
+    /// is released. Each is also delivered to ``events(named:)`` as a plain event. A request
+    /// nobody listens for here is declined where the transport can say so (the plain WebSocket
+    /// envelope answers with an error); over Socket.IO the server's ack times out.
+    public func requests(named event: String) -> AsyncStream<IncomingRequest> {
+        subscribe(to: event, in: \.requestSubscribers)
+    }
+
+    /// A stream registered under `event` in one of the subscriber tables; finished at once when
+    /// the connection is released, removed from the table when its consumer stops.
+    private func subscribe<Element: Sendable>(
+        to event: String,
+        in table: WritableKeyPath<Inner, [String: [UInt64: AsyncStream<Element>.Continuation]]> & any Sendable
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
         let id = inner.withLockedValue { inner -> UInt64? in
             do throws(ConnectionError) {
                 try inner.machine.subscribe()
@@ -12,7 +29,7 @@ extension DriverConnection {
                 return nil
             }
             let id = inner.makeID()
-            inner.subscribers[event, default: [:]][id] = continuation
+            inner[keyPath: table][event, default: [:]][id] = continuation
             return id
         }
         guard let id else {
@@ -21,37 +38,8 @@ extension DriverConnection {
         }
         continuation.onTermination = { [weak self] _ in
             self?.inner.withLockedValue { inner in
-                inner.subscribers[event]?.removeValue(forKey: id)
-                if inner.subscribers[event]?.isEmpty == true { inner.subscribers.removeValue(forKey: event) }
-            }
-        }
-        return stream
-    }
-
-    /// The server's requests for `event` (events that ask for an answer), until the connection
-    /// is released. Each is also delivered to ``events(named:)`` as a plain event. A request
-    /// nobody listens for here is declined where the transport can say so (the plain WebSocket
-    /// envelope answers with an error); over Socket.IO the server's ack times out.
-    public func requests(named event: String) -> AsyncStream<IncomingRequest> {
-        let (stream, continuation) = AsyncStream<IncomingRequest>.makeStream()
-        let id = inner.withLockedValue { inner -> UInt64? in
-            do throws(ConnectionError) {
-                try inner.machine.subscribe()
-            } catch {
-                return nil
-            }
-            let id = inner.makeID()
-            inner.requestSubscribers[event, default: [:]][id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.inner.withLockedValue { inner in
-                inner.requestSubscribers[event]?.removeValue(forKey: id)
-                if inner.requestSubscribers[event]?.isEmpty == true { inner.requestSubscribers.removeValue(forKey: event) }
+                inner[keyPath: table][event]?.removeValue(forKey: id)
+                if inner[keyPath: table][event]?.isEmpty == true { inner[keyPath: table].removeValue(forKey: event) }
             }
         }
         return stream
