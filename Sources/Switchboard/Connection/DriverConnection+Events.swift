@@ -19,7 +19,7 @@ extension DriverConnection {
     /// the connection is released, removed from the table when its consumer stops.
     private func subscribe<Element: Sendable>(
         to event: String,
-        in table: WritableKeyPath<Inner, [String: [UInt64: AsyncStream<Element>.Continuation]]> & any Sendable
+        in table: any WritableKeyPath<Inner, [String: [UInt64: AsyncStream<Element>.Continuation]]> & Sendable
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream()
         let id = inner.withLockedValue { inner -> UInt64? in
