@@ -1,13 +1,14 @@
-package import SocketIOProtocol
+public import SocketIOProtocol
 
 /// What the Engine.IO HTTP front end does with one request, decided from the request's method,
 /// path, query and headers alone: no session lookup, no I/O. ``EngineResponder`` carries it out.
 ///
-/// Everything it reads comes from the network, so it is `package`: the fuzz targets in `Fuzz/`
-/// drive it (and ``packets(inPostBody:)``) with arbitrary requests.
-package struct EngineRoute: Sendable {
+/// Everything it reads comes from the network, so the fuzz targets in `Fuzz/` drive it (and
+/// ``packets(inPostBody:)``) with arbitrary requests. `Fuzz/` is another package, which
+/// `package` access does not reach: hence public, but only to `@_spi(Fuzzing) import`.
+@_spi(Fuzzing) public struct EngineRoute: Sendable {
     /// The response's kind.
-    package enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
         /// Not the Engine.IO path: 404.
         case notFound
         /// One of the JS server's errors (400, or 403 for a refused origin).
@@ -22,7 +23,7 @@ package struct EngineRoute: Sendable {
     }
 
     /// What a request naming a session asks of it.
-    package enum SessionRequest: Sendable, Hashable {
+    public enum SessionRequest: Sendable, Hashable {
         /// A long-poll GET.
         case poll
         /// A POST of a v4 text payload.
@@ -31,7 +32,7 @@ package struct EngineRoute: Sendable {
         case refuse(EngineHTTPError)
     }
 
-    package let action: Action
+    public let action: Action
     /// The CORS headers every answer but a 404 carries.
     let cors: CORSDecision
 
@@ -42,7 +43,7 @@ package struct EngineRoute: Sendable {
     ///   - query: The raw query string after `?`, if any.
     ///   - origin: The `Origin` header.
     ///   - contentType: The `Content-Type` header.
-    package init(
+    public init(
         method: String,
         path: String,
         query: String?,
@@ -107,7 +108,7 @@ package struct EngineRoute: Sendable {
 
     /// The packets of a POST body: a v4 text payload (bytes that are not UTF-8 are repaired, as
     /// JS reads them); any malformed record makes the whole body an error.
-    package static func packets(inPostBody body: some Collection<UInt8>) throws(ProtocolError) -> [EnginePacket] {
+    public static func packets(inPostBody body: some Collection<UInt8>) throws(ProtocolError) -> [EnginePacket] {
         try PollingPayload.decode(String(decoding: body, as: UTF8.self), version: .v4)
     }
 }

@@ -1,5 +1,5 @@
 import SocketIOProtocol
-import SocketIOServer
+@_spi(Fuzzing) import SocketIOServer
 import Testing
 
 /// `EngineRoute` alone: the decision for each kind of request, in the JS server's order of
