@@ -54,9 +54,12 @@ private func checkRoundTrip(_ packet: SocketPacket, version: SocketIOVersion, ma
     invariant(again == expected, "\(packet) → \(encoded) → \(String(describing: again))")
 }
 
-/// A v4 CONNECT may carry any payload, so `0` + `7` cannot be told from CONNECT with ack id 7
-/// (socket.io-parser 3.x writes and reads it the same way): such a packet does not come back.
+/// Two packets the wire format cannot carry back, in socket.io-parser as here:
+/// - an EVENT named by a number too large for a double (`2[1e999]`): the name is infinity, which
+///   JSON writes as `null`, and `null` is no event name;
+/// - a v4 CONNECT, which may carry any payload, with a number: `0` + `7` reads as ack id 7.
 private func survivesReencoding(_ packet: SocketPacket, version: SocketIOVersion) -> Bool {
+    if packet.kind == .event, case .number(let name)? = packet.data?[0], !name.isFinite { return false }
     guard version == .v4, packet.kind == .connect, case .number(let number)? = packet.data else { return true }
     return number.sign == .minus && number != 0
 }
