@@ -116,4 +116,13 @@ struct SocketIOv5VectorTests {
         let packet = try decoder.decode(text: #"2["emoji","\ud83d\ude00\u20ac"]"#)
         #expect(packet == SocketPacket(kind: .event, data: ["emoji", "😀€"]))
     }
+
+    @Test func eventNamedByANumberTooLargeForADoubleIsNamedInfinityAsInJS() throws {
+        // Found by Fuzz/FuzzSocketIOPacket: `2[5e506]` is a valid EVENT (its name is a number,
+        // +Infinity once parsed, as JSON.parse reads it), but its name came out as "null".
+        var decoder = SocketPacketDecoder(version: .v5)
+        #expect(try decoder.decode(text: "2[5e506]")?.eventName == "Infinity")
+        #expect(try decoder.decode(text: "2[-1e999,1]")?.eventName == "-Infinity")
+        #expect(try decoder.decode(text: "2[1e21]")?.eventName == "1e+21")
+    }
 }

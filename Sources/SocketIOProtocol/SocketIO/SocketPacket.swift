@@ -49,12 +49,16 @@ extension SocketPacket {
         SocketPacket(kind: .ack, namespace: namespace, id: id, data: .array(args))
     }
 
-    /// For an event: its name (a string, or a number written as text).
+    /// For an event: its name (a string, or a number written as text, as JavaScript names it).
     public var eventName: String? {
         guard kind == .event || kind == .binaryEvent, let first = data?[0] else { return nil }
         switch first {
         case .string(let name): return name
-        case .number: return first.jsonString
+        case .number(let number):
+            // A number too large for a double (`2[1e999]`) parses to infinity, as in JS, where
+            // the event is then named "Infinity"; JSON has no such number and would write `null`.
+            guard number.isFinite else { return number < 0 ? "-Infinity" : "Infinity" }
+            return first.jsonString
         case .null, .bool, .array, .object, .binary: return nil
         }
     }

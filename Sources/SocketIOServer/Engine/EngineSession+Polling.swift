@@ -55,7 +55,7 @@ extension EngineSession {
         defer { innerEndPost() }
         let packets: [EnginePacket]
         do {
-            packets = try PollingPayload.decode(String(buffer: body), version: .v4)
+            packets = try EngineRoute.packets(inPostBody: body.readableBytesView)
         } catch {
             logger.debug("closing: malformed POST body", metadata: ["socketio.error": "\(error)"])
             close(.parseError(error.description))

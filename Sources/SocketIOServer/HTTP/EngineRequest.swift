@@ -34,7 +34,7 @@ struct EngineQuery: Sendable {
 }
 
 /// The JS server's HTTP errors: 400 (403 for `forbidden`) with `{"code":n,"message":"…"}`.
-enum EngineHTTPError: Int, Error, Sendable {
+@_spi(Fuzzing) public enum EngineHTTPError: Int, Error, Sendable {
     case unknownTransport = 0
     case unknownSession = 1
     case badHandshakeMethod = 2

@@ -23,54 +23,48 @@ struct EngineResponder: HTTPResponder {
     let core: ServerCore
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let configuration = core.environment.configuration
-        let enginePath = configuration.normalizedPath
-        let path = request.uri.path
-        guard path == enginePath || path == String(enginePath.dropLast()) else {
+        let route = EngineRoute(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: request.uri.query,
+            origin: request.headers[.origin],
+            contentType: request.headers[.contentType],
+            configuration: core.environment.configuration
+        )
+        let cors = route.cors
+        switch route.action {
+        case .notFound:
             return Response(status: .notFound)
-        }
-        let cors = CORSDecision(policy: configuration.allowedOrigins, origin: request.headers[.origin])
-        if case .refuse = cors { return EngineHTTPError.forbidden.response() }
-        if request.method == .options, case .allow = cors {
+        case .error(let error):
+            return error.response(headers: cors.headers)
+        case .preflight:
             return preflight(request, cors: cors)
-        }
-        let query = EngineQuery(request.uri.query.map { Substring($0) })
-        guard let name = query.transport, let transport = SocketIOServer.TransportKind(rawValue: name),
-              configuration.transports.contains(transport) else {
-            return EngineHTTPError.unknownTransport.response(headers: cors.headers)
-        }
-        guard query.eio == "4" else {
-            return EngineHTTPError.unsupportedProtocolVersion.response(headers: cors.headers)
-        }
-        guard let sid = query.sid else {
-            guard request.method == .get else { return EngineHTTPError.badHandshakeMethod.response(headers: cors.headers) }
-            // A WebSocket handshake without the Upgrade header, or polling turned off.
-            guard transport == .polling else { return EngineHTTPError.badRequest.response(headers: cors.headers) }
+        case .handshake(let query):
             return handshake(request, query: query, context: context, cors: cors)
-        }
-        guard let session = core.sessions[sid] else {
-            return EngineHTTPError.unknownSession.response(headers: cors.headers)
-        }
-        guard transport == .polling else { return EngineHTTPError.badRequest.response(headers: cors.headers) }
-        switch request.method {
-        case .get:
-            switch await session.poll() {
-            case .frames(let frames):
-                return Self.text(PollingBody.encode(frames), cors: cors)
-            case .rejected:
-                return EngineHTTPError.badRequest.response(headers: cors.headers)
+        case .session(let sid, let sessionRequest):
+            guard let session = core.sessions[sid] else {
+                return EngineHTTPError.unknownSession.response(headers: cors.headers)
             }
-        case .post:
-            return await post(request, to: session, cors: cors)
-        default:
-            return EngineHTTPError.badRequest.response(headers: cors.headers)
+            switch sessionRequest {
+            case .poll:
+                switch await session.poll() {
+                case .frames(let frames):
+                    return Self.text(PollingBody.encode(frames), cors: cors)
+                case .rejected:
+                    return EngineHTTPError.badRequest.response(headers: cors.headers)
+                }
+            case .post:
+                return await post(request, to: session, cors: cors)
+            case .refuse(let error):
+                return error.response(headers: cors.headers)
+            }
         }
     }
 
-    private func handshake(_ request: Request, query: EngineQuery, context: Context, cors: CORSDecision) -> Response {
+    private func handshake(_ request: Request, query: [String: String], context: Context, cors: CORSDecision) -> Response {
         let info = RequestInfo(
             headers: ServerCore.headerDictionary(request.headers),
-            query: query.parameters,
+            query: query,
             address: context.remoteAddress,
             url: request.uri.string,
             time: Date()
@@ -80,10 +74,6 @@ struct EngineResponder: HTTPResponder {
     }
 
     private func post(_ request: Request, to session: EngineSession, cors: CORSDecision) async -> Response {
-        // v4 bodies are text; binary travels as base64 records.
-        if let type = request.headers[.contentType], type.lowercased().hasPrefix("application/octet-stream") {
-            return EngineHTTPError.badRequest.response(headers: cors.headers)
-        }
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: core.environment.configuration.maxPayload)
