@@ -16,18 +16,39 @@ import NIOCore
 final class UnfinishedRequests: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Connections this server closed on purpose and whose handling has not finished yet.
+        var closedOnPurpose: Set<ObjectIdentifier> = []
         var stopping = false
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Tracks `channel`; returns `false` when the server is stopping (close it).
+    /// Tracks `channel`; returns `false` when the server is stopping (close it with ``close(_:)``).
     func add(_ channel: any Channel) -> Bool {
         state.withLockedValue { state in
             guard !state.stopping else { return false }
             state.channels[ObjectIdentifier(channel)] = channel
             return true
         }
+    }
+
+    /// Closes a connection on purpose (a late head, or the server stopping).
+    func close(_ channel: any Channel) {
+        state.withLockedValue { state in
+            state.channels.removeValue(forKey: ObjectIdentifier(channel))
+            state.closedOnPurpose.insert(ObjectIdentifier(channel))
+        }
+        channel.close(promise: nil)
+    }
+
+    /// Whether the server closed `channel` on purpose.
+    func wasClosedOnPurpose(_ id: ObjectIdentifier) -> Bool {
+        state.withLockedValue { $0.closedOnPurpose.contains(id) }
+    }
+
+    /// The connection's handling finished: forget it.
+    func finished(_ id: ObjectIdentifier) {
+        _ = state.withLockedValue { $0.closedOnPurpose.remove(id) }
     }
 
     func remove(_ channel: any Channel) {
@@ -41,6 +62,7 @@ final class UnfinishedRequests: Sendable {
         let channels = state.withLockedValue { state in
             state.stopping = true
             defer { state.channels = [:] }
+            for id in state.channels.keys { state.closedOnPurpose.insert(id) }
             return Array(state.channels.values)
         }
         for channel in channels { channel.close(promise: nil) }
@@ -69,12 +91,11 @@ final class RequestHeadGuardHandler: ChannelInboundHandler, RemovableChannelHand
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
         guard unfinished.add(channel) else {
-            channel.close(promise: nil)
+            unfinished.close(channel)
             return
         }
         deadline = context.eventLoop.scheduleTask(in: timeout) { [unfinished] in
-            unfinished.remove(channel)
-            channel.close(promise: nil)
+            unfinished.close(channel)
         }
     }
 
@@ -139,6 +160,13 @@ struct GuardedChildChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        let id = ObjectIdentifier(value.channel)
+        let unfinished = self.unfinished
+        var quietWhenClosedOnPurpose = logger
+        quietWhenClosedOnPurpose.handler = DeliberateCloseLogHandler(base: logger.handler) {
+            unfinished.wasClosedOnPurpose(id)
+        }
+        await base.handle(value: value, logger: quietWhenClosedOnPurpose)
+        unfinished.finished(id)
     }
 }
