@@ -61,6 +61,11 @@ def server_options(args):
     if args.ping_grace is not None:
         ping_interval = (args.ping_interval, args.ping_grace)
     opts = dict(async_mode="aiohttp",
+                # One client's events are handled in the order they arrive, as socket.io's Node
+                # server does; by default both python lines run each handler as its own task,
+                # which may answer a later event first (seen under the thread sanitizer's timing).
+                # Handlers that wait (later, server-ack) do so in background tasks.
+                async_handlers=False,
                 ping_interval=ping_interval,
                 ping_timeout=args.ping_timeout,
                 # Logger objects (not True): the libraries then add no handler of their own,
