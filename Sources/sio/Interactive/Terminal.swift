@@ -74,8 +74,11 @@ enum Terminal {
         #endif
     }
 
-    /// Only async-signal-safe calls: tcsetattr, write, signal, raise.
+    /// Only async-signal-safe calls: tcsetattr, write, signal, raise. `errno` is put back as it
+    /// was, since the handler may interrupt code that is about to read it.
     private static func restoreAndReraise(_ signal: Int32) {
+        let savedErrno = errno
+        defer { errno = savedErrno }
         restore()
         _ = "\r\n".withCString { write(STDOUT_FILENO, $0, 2) }
         #if canImport(Darwin)
