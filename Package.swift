@@ -37,10 +37,22 @@ let package = Package(
             name: "SocketIOProtocol",
             swiftSettings: upcoming
         ),
+        // The plumbing the client, the server and the platform layer share (observer streams,
+        // pending replies with deadlines, the injected clock's timeline, server addresses, the
+        // disabled logger, the live-object registry); `package` types, not a product.
+        .target(
+            name: "SwitchboardCore",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "SocketIO",
             dependencies: [
                 "SocketIOProtocol",
+                "SwitchboardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -57,6 +69,7 @@ let package = Package(
             name: "SocketIOServer",
             dependencies: [
                 "SocketIOProtocol",
+                "SwitchboardCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -73,6 +86,7 @@ let package = Package(
             dependencies: [
                 "SocketIO",
                 "SocketIOProtocol",
+                "SwitchboardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -126,6 +140,7 @@ let package = Package(
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
+                "SwitchboardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,6 +1,7 @@
 @_exported public import SocketIOProtocol
 public import Logging
 import NIOConcurrencyHelpers
+import SwitchboardCore
 
 /// An embedded Socket.IO server (Engine.IO v4: HTTP long-polling, WebSocket and the upgrade
 /// between them; Socket.IO v5: namespaces, events, acks both ways, binary, rooms, broadcast,
@@ -40,21 +41,22 @@ public final class SocketIOServer: Sendable {
     /// A server with `configuration`, logging to `logger` (silent by default).
     public init(
         configuration: Configuration = Configuration(),
-        logger: Logger = Logger(label: "switchboard.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) {
+        let logger = logger ?? .disabled("switchboard.server")
         self.configuration = configuration
         let environment = ServerEnvironment(
             configuration: configuration,
-            clock: ServerClock(configuration.clock),
+            clock: Timeline(configuration.clock),
             logger: logger,
             events: ConnectionEventHook()
         )
         self.core = ServerCore(environment: environment)
-        LiveServers.add(self)
+        Self.live.add(self)
     }
 
     deinit {
-        LiveServers.remove(ObjectIdentifier(self))
+        Self.live.remove(ObjectIdentifier(self))
     }
 
     /// The namespace called `name` (`/` by default), made on first use. Make every namespace

@@ -102,6 +102,7 @@ public enum ServerDisconnectReason: Sendable, Hashable, CustomStringConvertible 
         case .parseError(let detail): self = .parseError(detail)
         case .forcedClose: self = .forcedClose
         case .serverShuttingDown: self = .serverShuttingDown
+        case .unsupportedVersion, .handshakeRefused: self = .transportError(reason.description)
         }
     }
 }

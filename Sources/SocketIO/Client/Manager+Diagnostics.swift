@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+package import SwitchboardCore
 
 extension Manager {
     /// What the manager and its sockets are doing and waiting on, one line each: for the soak
@@ -37,4 +38,10 @@ extension Socket {
                 + "\(inner.retryCallers.count) at-least-once emits queued"
         }
     }
+}
+
+extension Manager {
+    /// Every manager alive in the process, for diagnostics (the soak harness prints what each
+    /// one is waiting on when a step misses its deadline).
+    package static let live = LiveRegistry<Manager>()
 }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -28,8 +29,7 @@ public final class Manager: Sendable {
         var engine: Engine?
         var sockets: [String: Socket] = [:]
         var decoder: SocketPacketDecoder
-        var observers: [Int: AsyncStream<ManagerEvent>.Continuation] = [:]
-        var nextObserverID = 0
+        var observers = ObserverSet<ManagerEvent>()
         var wasOpen = false
         /// Numbers engine sessions, so a late event from an old one is ignored.
         var session = 0
@@ -68,11 +68,11 @@ public final class Manager: Sendable {
             version: version,
             reconnection: reconnection
         ))
-        LiveManagers.add(self)
+        Self.live.add(self)
     }
 
     deinit {
-        LiveManagers.remove(ObjectIdentifier(self))
+        Self.live.remove(ObjectIdentifier(self))
     }
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.
@@ -114,31 +114,18 @@ public final class Manager: Sendable {
         for socket in sockets { socket.disconnect() }
         closeEngine()
         await engine?.closeAndWait()
-        let observers = inner.withLockedValue { inner in
-            defer { inner.observers = [:] }
-            return Array(inner.observers.values)
-        }
+        let observers = inner.withLockedValue { $0.observers.takeAll() }
         for observer in observers { observer.finish() }
         for socket in sockets { socket.finishStreams() }
     }
 
     /// The manager's events (`open`, `ping`, `close`, `error`) from now on, until ``close()``.
     public var events: AsyncStream<ManagerEvent> {
-        let (stream, continuation) = AsyncStream<ManagerEvent>.makeStream()
-        let id = inner.withLockedValue { inner in
-            inner.nextObserverID += 1
-            inner.observers[inner.nextObserverID] = continuation
-            return inner.nextObserverID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.inner.withLockedValue { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
+        observerStream(of: self, \.inner, \.observers)
     }
 
     func publish(_ event: ManagerEvent) {
-        let observers = inner.withLockedValue { Array($0.observers.values) }
-        for observer in observers { observer.yield(event) }
+        inner.withLockedValue { $0.observers.yield(event) }
     }
 
     /// Runs `work` on the handler executor after everything already queued there.

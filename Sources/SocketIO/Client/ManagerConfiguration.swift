@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 public import Logging
 
@@ -60,7 +61,7 @@ extension Manager {
         /// The clock for timers (heartbeat, timeouts); inject a test clock in tests.
         public var clock: any Clock<Duration> = ContinuousClock()
         /// Where the manager logs; silent unless the app passes its own logger.
-        public var logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
+        public var logger = Logger.disabled("switchboard.socketio")
 
         public init() {}
     }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
@@ -80,8 +81,8 @@ extension Socket {
     /// Ends every async sequence made by this socket (its manager was closed).
     func finishStreams() {
         let (enders, observers) = inner.withLockedValue { inner in
-            defer { inner.streamEnders = [:]; inner.statusObservers = [:] }
-            return (Array(inner.streamEnders.values), Array(inner.statusObservers.values))
+            defer { inner.streamEnders = [:] }
+            return (Array(inner.streamEnders.values), inner.statusObservers.takeAll())
         }
         for end in enders { end() }
         for observer in observers { observer.finish() }
@@ -107,16 +108,6 @@ extension Socket {
     /// Status changes from now on, starting with the current status; the sequence ends when the
     /// manager is closed.
     public var statusChanges: AsyncStream<SocketStatus> {
-        let (stream, continuation) = AsyncStream<SocketStatus>.makeStream()
-        let id = inner.withLockedValue { inner in
-            inner.nextObserverID += 1
-            inner.statusObservers[inner.nextObserverID] = continuation
-            continuation.yield(inner.machine.status)
-            return inner.nextObserverID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.inner.withLockedValue { $0.statusObservers.removeValue(forKey: id) }
-        }
-        return stream
+        observerStream(of: self, \.inner, \.statusObservers) { $0.machine.status }
     }
 }

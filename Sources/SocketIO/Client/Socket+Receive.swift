@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
@@ -124,7 +125,6 @@ extension Socket {
     }
 
     func publish(_ status: SocketStatus) {
-        let observers = inner.withLockedValue { Array($0.statusObservers.values) }
-        for observer in observers { observer.yield(status) }
+        inner.withLockedValue { $0.statusObservers.yield(status) }
     }
 }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIOProtocol
@@ -29,10 +30,10 @@ public final class Socket: Sendable {
 
     struct Inner: Sendable {
         var machine: SocketStateMachine
-        var listeners = SocketListeners()
+        var listeners = ListenerRegistry()
         var auth: SocketAuth
         var pendingAcks: [Int: PendingAck] = [:]
-        var statusObservers: [Int: AsyncStream<SocketStatus>.Continuation] = [:]
+        var statusObservers = ObserverSet<SocketStatus>()
         /// Ends the event streams made by `events(named:)` and `allEvents()` (manager closed).
         var streamEnders: [Int: @Sendable () -> Void] = [:]
         var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]

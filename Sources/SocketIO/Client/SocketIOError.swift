@@ -85,6 +85,7 @@ public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
         case .transportError(let detail): self = .transportError(detail)
         case .parseError(let detail): self = .parseError(detail)
         case .unsupportedVersion, .handshakeRefused: self = .transportError(reason.description)
+        case .serverShuttingDown: self = .transportClose  // a server-side reason; not reported to clients
         }
     }
 }

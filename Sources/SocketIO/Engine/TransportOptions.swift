@@ -33,16 +33,6 @@ public enum EngineIOVersionChoice: Sendable, Hashable {
     }
 }
 
-/// Which certificates a secure connection (`https`/`wss`) trusts.
-public enum TrustRoots: Sendable, Hashable {
-    /// The system's trust store.
-    case system
-    /// Exactly the certificates in this PEM file (for test servers with self-signed certificates).
-    case pemFile(String)
-    /// Exactly the certificates in this PEM text.
-    case pem(String)
-}
-
 /// An HTTP proxy for the polling transport (see the README: WebSocket does not use it, so a
 /// manager with a proxy stays on polling).
 public struct HTTPProxy: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol

@@ -6,9 +6,7 @@ extension ServerSocket {
     public func on(_ event: String, _ handler: @escaping @Sendable (ServerEvent) -> Void) -> ServerListenerID {
         state.withLockedValue { state in
             guard state.disconnectReason == nil else { return ServerListenerID(value: -1) }
-            state.nextListenerID += 1
-            state.listeners[event, default: []].append((state.nextListenerID, handler))
-            return ServerListenerID(value: state.nextListenerID)
+            return state.listeners.add(event, once: false, handler)
         }
     }
 
@@ -17,25 +15,18 @@ extension ServerSocket {
     public func onAny(_ handler: @escaping @Sendable (ServerEvent) -> Void) -> ServerListenerID {
         state.withLockedValue { state in
             guard state.disconnectReason == nil else { return ServerListenerID(value: -1) }
-            state.nextListenerID += 1
-            state.anyListeners.append((state.nextListenerID, handler))
-            return ServerListenerID(value: state.nextListenerID)
+            return state.listeners.addAny(handler)
         }
     }
 
     /// Removes one handler.
     public func off(_ id: ServerListenerID) {
-        state.withLockedValue { state in
-            for (event, listeners) in state.listeners {
-                state.listeners[event] = listeners.filter { $0.id != id.value }
-            }
-            state.anyListeners.removeAll { $0.id == id.value }
-        }
+        state.withLockedValue { $0.listeners.remove(id) }
     }
 
     /// Removes every handler of `event`.
     public func off(_ event: String) {
-        _ = state.withLockedValue { $0.listeners.removeValue(forKey: event) }
+        state.withLockedValue { $0.listeners.removeAll(named: event) }
     }
 
     /// Calls `handler` once when the socket leaves its namespace, with socket.io's reason. Added

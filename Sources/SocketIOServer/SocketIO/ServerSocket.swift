@@ -19,7 +19,6 @@ public import SocketIOProtocol
 /// needs to wait should start its own task. Emits never block: they queue for the client (see
 /// ``SocketIOServer/Configuration/maxQueuedBytes``).
 public final class ServerSocket: Sendable {
-    typealias Handler = @Sendable (ServerEvent) -> Void
 
     struct PendingAck {
         let continuation: CheckedContinuation<[JSONValue], any Error>
@@ -27,12 +26,10 @@ public final class ServerSocket: Sendable {
     }
 
     struct State {
-        var listeners: [String: [(id: Int, handler: Handler)]] = [:]
-        var anyListeners: [(id: Int, handler: Handler)] = []
+        var listeners = ListenerRegistry()
         var disconnectHandlers: [@Sendable (ServerDisconnectReason) -> Void] = []
         var pendingAcks: [Int: PendingAck] = [:]
         var nextAckID = 0
-        var nextListenerID = 0
         /// Set once the socket left its namespace.
         var disconnectReason: ServerDisconnectReason?
         var data: JSONObject
@@ -142,8 +139,7 @@ public final class ServerSocket: Sendable {
             defer {
                 // Handlers usually capture the socket: dropping them breaks the cycle.
                 state.pendingAcks.removeAll()
-                state.listeners.removeAll()
-                state.anyListeners.removeAll()
+                state.listeners = ListenerRegistry()
                 state.disconnectHandlers.removeAll()
             }
             return (Array(state.pendingAcks.values), state.disconnectHandlers)
@@ -182,15 +178,14 @@ public final class ServerSocket: Sendable {
 
     private func dispatch(_ packet: SocketPacket) {
         guard let name = packet.eventName else { return }
-        let (named, any) = state.withLockedValue { ($0.listeners[name] ?? [], $0.anyListeners) }
-        guard !named.isEmpty || !any.isEmpty else { return }
+        let handlers = state.withLockedValue { $0.listeners.take(for: name, includeAny: true) }
+        guard !handlers.isEmpty else { return }
         let ack = packet.id.map { ackID in
             ServerAckResponder { [self] items in
                 outbox.deliver(EngineFrame.frames(of: .ack(items, namespace: namespace.name, id: ackID)), offset: nil)
             }
         }
         let event = ServerEvent(name: name, items: packet.arguments, ack: ack)
-        for listener in any { listener.handler(event) }
-        for listener in named { listener.handler(event) }
+        for handler in handlers { handler(event) }
     }
 }

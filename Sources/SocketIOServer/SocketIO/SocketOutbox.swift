@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SwitchboardCore
 
 /// Where one socket's outgoing packets go: its Engine.IO session while connected, only its
 /// recovery log while away.
@@ -24,12 +25,12 @@ final class SocketOutbox: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
-    private let clock: ServerClock
+    private let clock: Timeline
 
     /// An outbox for a new socket: it holds what is delivered until ``open(reply:)`` writes the
     /// CONNECT reply, so the socket can join its namespace first (no broadcast misses a client
     /// that has seen the reply) and still see the reply first.
-    init(session: EngineSession, log: PacketLog?, clock: ServerClock) {
+    init(session: EngineSession, log: PacketLog?, clock: Timeline) {
         self.state = NIOLockedValueBox(State(phase: .joining(session, held: []), log: log))
         self.clock = clock
     }

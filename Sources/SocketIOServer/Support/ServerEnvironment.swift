@@ -1,11 +1,12 @@
 import Logging
 import NIOConcurrencyHelpers
+import SwitchboardCore
 import SocketIOProtocol
 
 /// What every part of a running server shares: settings, the clock, the logger, the hook.
 struct ServerEnvironment: Sendable {
     let configuration: SocketIOServer.Configuration
-    let clock: ServerClock
+    let clock: Timeline
     let logger: Logger
     let events: ConnectionEventHook
 

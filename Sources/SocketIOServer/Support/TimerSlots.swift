@@ -1,14 +1,15 @@
 import NIOConcurrencyHelpers
+import SwitchboardCore
 
 /// One cancellable timer per kind, each a task sleeping on the injected clock.
 ///
 /// Re-arming a kind cancels its previous task. Timers are armed when state changes (a ping, a
 /// pong, an upgrade), never per packet.
 final class TimerSlots<Kind: Hashable & Sendable>: Sendable {
-    private let clock: ServerClock
+    private let clock: Timeline
     private let tasks = NIOLockedValueBox<[Kind: Task<Void, Never>]>([:])
 
-    init(clock: ServerClock) {
+    init(clock: Timeline) {
         self.clock = clock
     }
 

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 import NIOConcurrencyHelpers
 import SocketIO
@@ -33,8 +34,9 @@ public final class SocketIODriver: ConnectionDriver {
     /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a URL the client cannot use.
     public convenience init(
         configuration: ConnectionConfiguration,
-        logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) throws(ConnectionError) {
+        let logger = logger ?? .disabled("switchboard.socketio")
         try self.init(configuration: configuration, logger: logger, sharing: nil)
     }
 
@@ -182,8 +184,9 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
     /// Socket.IO connections; `clock` measures request deadlines, `logger` gets the client's logs.
     public static func socketIO(
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "switchboard.socketio", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) -> DriverConnectionFactory {
+        let logger = logger ?? .disabled("switchboard.socketio")
         // One registry per factory: its connections to one server share an Engine.IO session.
         let sharing = SharedManagers()
         return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in

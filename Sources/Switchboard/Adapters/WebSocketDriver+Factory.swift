@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 
 extension ConnectionFactory where Self == DriverConnectionFactory {
@@ -15,9 +16,10 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
     /// Plain WebSocket connections; `clock` measures request deadlines, `logger` gets the driver's logs.
     public static func plainWebSocket(
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "switchboard.websocket", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) -> DriverConnectionFactory {
-        DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
+        let logger = logger ?? .disabled("switchboard.websocket")
+        return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
             switch configuration.auth {
             case .none:
                 break

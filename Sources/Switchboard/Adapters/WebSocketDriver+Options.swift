@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 public import SocketIO
 
@@ -26,7 +27,7 @@ extension WebSocketDriver {
         /// The clock request timeouts run on; inject a test clock in tests.
         public var clock: any Clock<Duration> = ContinuousClock()
         /// Where the driver logs; silent unless you pass your own.
-        public var logger = Logger(label: "switchboard.websocket", factory: { _ in SwiftLogNoOpLogHandler() })
+        public var logger = Logger.disabled("switchboard.websocket")
 
         /// Options with every default.
         public init() {}

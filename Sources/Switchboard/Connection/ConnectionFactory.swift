@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 
 /// Makes a ``Connection`` for a configuration. Swapping the factory swaps the technology: the
@@ -34,9 +35,10 @@ public struct DriverConnectionFactory: ConnectionFactory {
     /// A factory over `makeDriver`; `clock` measures request deadlines.
     public init(
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "switchboard.connection", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger? = nil,
         makeDriver: @escaping MakeDriver
     ) {
+        let logger = logger ?? .disabled("switchboard.connection")
         self.makeDriver = makeDriver
         self.clock = clock
         self.logger = logger

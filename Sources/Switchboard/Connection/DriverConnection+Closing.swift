@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Logging
 import NIOConcurrencyHelpers
 import SocketIOProtocol
@@ -41,14 +42,10 @@ extension DriverConnection {
             let queued = inner.drainQueue()
             let requests = Array(inner.requests.values)
             inner.requests = [:]
-            let streams = Array(inner.subscribers.values.flatMap(\.values))
-            let requestStreams = Array(inner.requestSubscribers.values.flatMap(\.values))
-            let observers = Array(inner.stateObservers.values)
-            let queueObservers = Array(inner.queueObservers.values)
-            inner.subscribers = [:]
-            inner.requestSubscribers = [:]
-            inner.stateObservers = [:]
-            inner.queueObservers = [:]
+            let streams = inner.subscribers.takeAll()
+            let requestStreams = inner.requestSubscribers.takeAll()
+            let observers = inner.stateObservers.takeAll()
+            let queueObservers = inner.queueObservers.takeAll()
             return .success(Releasing(
                 queued: queued, requests: requests, streams: streams, requestStreams: requestStreams, observers: observers,
                 queueObservers: queueObservers, close: chainClose(&inner)

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
@@ -57,7 +58,7 @@ extension DriverConnection {
     // MARK: - Request
 
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
-        let stopwatch = Stopwatch(clock: clock)
+        let stopwatch = Timeline(clock)
         let id = inner.withLockedValue { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
@@ -121,7 +122,7 @@ extension DriverConnection {
             guard var request = inner.requests[id] else { return nil }
             request.inFlight = true
             inner.requests[id] = request
-            return (request.event, request.payload, request.timeout, request.timeout - request.stopwatch.elapsed())
+            return (request.event, request.payload, request.timeout, request.timeout - request.stopwatch.now())
         }
         guard let (event, payload, timeout, remaining) = claimed else { return nil }
         guard remaining > .zero else {

@@ -1,10 +1,11 @@
+import SwitchboardCore
 import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
 extension DriverConnection {
     public func events(named event: String) -> AsyncStream<JSONValue> {
-        subscribe(to: event, in: \.subscribers)
+        observerStream(of: self, \.inner, \.subscribers[event])
     }
 
     /// The server's requests for `event` (events that ask for an answer), until the connection
@@ -12,56 +13,11 @@ extension DriverConnection {
     /// nobody listens for here is declined where the transport can say so (the plain WebSocket
     /// envelope answers with an error); over Socket.IO the server's ack times out.
     public func requests(named event: String) -> AsyncStream<IncomingRequest> {
-        subscribe(to: event, in: \.requestSubscribers)
-    }
-
-    /// A stream registered under `event` in one of the subscriber tables; finished at once when
-    /// the connection is released, removed from the table when its consumer stops.
-    private func subscribe<Element: Sendable>(
-        to event: String,
-        in table: any WritableKeyPath<Inner, [String: [UInt64: AsyncStream<Element>.Continuation]]> & Sendable
-    ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream()
-        let id = inner.withLockedValue { inner -> UInt64? in
-            do throws(ConnectionError) {
-                try inner.machine.subscribe()
-            } catch {
-                return nil
-            }
-            let id = inner.makeID()
-            inner[keyPath: table][event, default: [:]][id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()  // released: nothing will ever arrive
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.inner.withLockedValue { inner in
-                inner[keyPath: table][event]?.removeValue(forKey: id)
-                if inner[keyPath: table][event]?.isEmpty == true { inner[keyPath: table].removeValue(forKey: event) }
-            }
-        }
-        return stream
+        observerStream(of: self, \.inner, \.requestSubscribers[event])
     }
 
     public func stateChanges() -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
-        let id = inner.withLockedValue { inner -> UInt64? in
-            continuation.yield(inner.machine.connectionState)
-            if case .released = inner.machine.state { return nil }
-            let id = inner.makeID()
-            inner.stateObservers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.inner.withLockedValue { $0.stateObservers.removeValue(forKey: id) }
-        }
-        return stream
+        observerStream(of: self, \.inner, \.stateObservers) { $0.machine.connectionState }
     }
 
     /// What the driver of `attempt` reports. Reports of an attempt that is no longer current
@@ -71,8 +27,8 @@ extension DriverConnection {
         case .event(let name, let payload):
             // Yielded under the lock so events reach each subscriber in the order they came.
             inner.withLockedValue { inner in
-                guard inner.machine.currentAttempt == attempt, let streams = inner.subscribers[name] else { return }
-                for stream in streams.values { stream.yield(payload) }
+                guard inner.machine.currentAttempt == attempt else { return }
+                inner.subscribers[name].yield(payload)
             }
         case .request(let name, let payload, let reply):
             let request = IncomingRequest(event: name, payload: payload, reply: reply) { [weak self] in
@@ -81,9 +37,9 @@ extension DriverConnection {
             }
             let heard = inner.withLockedValue { inner -> Bool in
                 guard inner.machine.currentAttempt == attempt else { return true }
-                for stream in inner.subscribers[name]?.values ?? [:].values { stream.yield(payload) }
-                guard let streams = inner.requestSubscribers[name], !streams.isEmpty else { return false }
-                for stream in streams.values { stream.yield(request) }
+                inner.subscribers[name].yield(payload)
+                guard !inner.requestSubscribers[name].isEmpty else { return false }
+                inner.requestSubscribers[name].yield(request)
                 return true
             }
             if !heard { request.decline() }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import SocketIOProtocol
 
 extension DriverConnection {
@@ -14,7 +15,7 @@ extension DriverConnection {
         let event: String
         let payload: JSONValue
         let timeout: Duration
-        let stopwatch: Stopwatch
+        let stopwatch: Timeline
         let continuation: CheckedContinuation<Response, any Error>
         /// Fails the caller when the deadline passes.
         var timer: Task<Void, Never>?
@@ -37,14 +38,14 @@ extension DriverConnection {
         var machine = ConnectionStateMachine()
         /// Change it only through the methods below, so queue observers hear of every change.
         private(set) var queue: CommandQueue<QueuedCommand>
-        var queueObservers: [UInt64: AsyncStream<Int>.Continuation] = [:]
+        var queueObservers = ObserverSet<Int>()
         /// Whether a flush task is running the queue (at most one does, so order holds).
         var flushing = false
         var requests: [UInt64: PendingRequest] = [:]
         var connectWaiters: [UInt64: (attempt: ConnectionStateMachine.Attempt, continuation: CheckedContinuation<Void, any Error>)] = [:]
-        var subscribers: [String: [UInt64: AsyncStream<JSONValue>.Continuation]] = [:]
-        var requestSubscribers: [String: [UInt64: AsyncStream<IncomingRequest>.Continuation]] = [:]
-        var stateObservers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+        var subscribers = KeyedObserverSets<String, JSONValue>()
+        var requestSubscribers = KeyedObserverSets<String, IncomingRequest>()
+        var stateObservers = ObserverSet<ConnectionState>()
         /// The last driver operation (open or close); the next one starts after it.
         var driverTail: Task<Void, Never>?
         /// The open in flight, cancelled when the app gives it up.
@@ -92,7 +93,7 @@ extension DriverConnection {
 
         /// Yields under the lock, so observers see counts in order (yielding runs no user code).
         private func queueChanged() {
-            for observer in queueObservers.values { observer.yield(queue.count) }
+            queueObservers.yield(queue.count)
         }
 
         mutating func takeConnectWaiters(for attempt: ConnectionStateMachine.Attempt) -> [CheckedContinuation<Void, any Error>] {

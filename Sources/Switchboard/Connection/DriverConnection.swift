@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 public import Logging
 import NIOConcurrencyHelpers
@@ -54,14 +55,14 @@ public final class DriverConnection: Connection {
         configuration: ConnectionConfiguration,
         driver: any ConnectionDriver,
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "switchboard.connection", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) {
         self.url = configuration.url
         self.id = .next()
         self.configuration = configuration
         self.driver = driver
         self.clock = clock
-        var logger = logger
+        var logger = logger ?? .disabled("switchboard.connection")
         logger[metadataKey: "switchboard.connection"] = "\(id)"
         self.logger = logger
         self.inner = NIOLockedValueBox(Inner(queue: CommandQueue(limit: configuration.maxQueuedCommands)))
@@ -93,22 +94,7 @@ public final class DriverConnection: Connection {
     /// How many commands wait in the offline queue: now, then after every change, until the
     /// connection is released (for an "3 messages waiting" indicator).
     public func queuedCommandCounts() -> AsyncStream<Int> {
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let id = inner.withLockedValue { inner -> UInt64? in
-            continuation.yield(inner.queue.count)
-            if case .released = inner.machine.state { return nil }
-            let id = inner.makeID()
-            inner.queueObservers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.inner.withLockedValue { $0.queueObservers.removeValue(forKey: id) }
-        }
-        return stream
+        observerStream(of: self, \.inner, \.queueObservers) { $0.queue.count }
     }
 
     /// Runs `body` under the lock and tells state observers if the public state changed (under
@@ -119,7 +105,7 @@ public final class DriverConnection: Connection {
             let result = body(&inner)
             let after = inner.machine.connectionState
             guard before != after else { return (result, nil) }
-            for observer in inner.stateObservers.values { observer.yield(after) }
+            inner.stateObservers.yield(after)
             return (result, (before, after))
         }
         if let (before, after) = change {

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
@@ -53,8 +54,9 @@ public final class MessageCenter: Sendable {
     /// A center with this configuration, logging rejected messages to `logger`.
     public init(
         configuration: Configuration = Configuration(),
-        logger: Logger = Logger(label: "switchboard.messages", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) {
+        let logger = logger ?? .disabled("switchboard.messages")
         format = configuration.format
         self.logger = logger
         state = NIOLockedValueBox(State(duplicates: DuplicateFilter(window: configuration.duplicateWindow)))

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Logging
 import NIOConcurrencyHelpers
 
@@ -55,8 +56,9 @@ public final class ConnectionKeeper: Sendable {
         rules: [any ConnectionRule] = ConnectionKeeper.defaultRules,
         scanInterval: Duration = .seconds(2),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "switchboard.keeper", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) {
+        let logger = logger ?? .disabled("switchboard.keeper")
         self.pool = pool
         self.rules = rules
         self.scanInterval = scanInterval

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 public import Logging
 
@@ -38,8 +39,9 @@ public final class ConnectionManager: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         rules: [any ConnectionRule] = ConnectionKeeper.defaultRules,
         scanInterval: Duration = .seconds(2),
-        logger: Logger = Logger(label: "switchboard.manager", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger? = nil
     ) {
+        let logger = logger ?? .disabled("switchboard.manager")
         self.pool = ConnectionPool(factory: factory, clock: clock)
         self.keeper = ConnectionKeeper(pool: pool, rules: rules, scanInterval: scanInterval, clock: clock, logger: logger)
     }

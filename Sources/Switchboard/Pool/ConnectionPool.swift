@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 
 /// The flyweight: one ``Connection`` per ``ConnectionConfiguration`` (URL, namespace and the
@@ -29,7 +30,7 @@ public final class ConnectionPool: Sendable {
         let configuration: ConnectionConfiguration
         var leases: Int
         /// Started when the last lease went away; `nil` while occupied.
-        var idleSince: Stopwatch?
+        var idleSince: Timeline?
     }
 
     enum Slot: Sendable {
@@ -133,7 +134,7 @@ public final class ConnectionPool: Sendable {
         } catch {
             made = .failure(error)
         }
-        let stopwatch = Stopwatch(clock: clock)
+        let stopwatch = Timeline(clock)
         let waiters = slots.withLockedValue { slots -> [CheckedContinuation<any Connection, any Error>] in
             guard case .making(let waiters, let leases) = slots.byConfiguration[configuration] else { return [] }
             switch made {
@@ -151,7 +152,7 @@ public final class ConnectionPool: Sendable {
 
     /// One lease on `connection` ended.
     func checkIn(_ connection: ConnectionID) {
-        let stopwatch = Stopwatch(clock: clock)
+        let stopwatch = Timeline(clock)
         slots.withLockedValue { slots in
             guard let configuration = slots.byID[connection],
                   case .ready(var entry) = slots.byConfiguration[configuration],

@@ -1,3 +1,4 @@
+import SwitchboardCore
 /// One pooled connection as the keeper's rules see it during a scan.
 public struct ConnectionSnapshot: Sendable {
     /// The connection.
@@ -35,7 +36,7 @@ public struct ConnectionSnapshot: Sendable {
             configuration: entry.configuration,
             state: entry.connection.state,
             leaseCount: entry.leases,
-            idleDuration: entry.leases > 0 ? nil : entry.idleSince?.elapsed()
+            idleDuration: entry.leases > 0 ? nil : entry.idleSince?.now()
         )
     }
 }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import ArgumentParser
 import Foundation
 import Logging
@@ -54,8 +55,8 @@ struct BenchCommand: AsyncParsableCommand {
                 guard let parsed = URL(string: url), parsed.host != nil else { throw CLIError("invalid URL: \(url)") }
                 serverURL = parsed
             } else {
-                let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: Logger(label: "sio.bench") { _ in SwiftLogNoOpLogHandler() })
-                DemoApplication.install(on: server, logger: Logger(label: "sio.bench") { _ in SwiftLogNoOpLogHandler() }).cancel()
+                let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: Logger.disabled("sio.bench"))
+                DemoApplication.install(on: server, logger: Logger.disabled("sio.bench")).cancel()
                 do {
                     let running = try await server.start(host: "127.0.0.1", port: 0)
                     embedded = running

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Foundation
 import Logging
 import SocketIOServer
@@ -76,7 +77,7 @@ struct PlatformScene: Sendable {
     }
 
     static func startServer(port: Int) async throws -> RunningServer {
-        let silent = Logger(label: "sio.demo.platform") { _ in SwiftLogNoOpLogHandler() }
+        let silent = Logger.disabled("sio.demo.platform")
         let server = SocketIOServer(configuration: DemoApplication.configuration, logger: silent)
         DemoApplication.install(on: server, logger: silent).cancel()
         return try await server.start(host: "127.0.0.1", port: port)

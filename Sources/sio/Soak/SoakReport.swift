@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Foundation
 import SocketIO
 import SocketIOServer
@@ -8,8 +9,8 @@ enum SoakReport {
     static func hang(iteration: Int, scenario: String, seconds: Double) -> [String] {
         var lines = ["HANG: iteration \(iteration), scenario \"\(scenario)\" did not finish within \(Self.seconds(.milliseconds(Int(seconds * 1000)))) s"]
         lines += ActiveSteps.lines.map { "  " + $0 }
-        lines += LiveManagers.all.flatMap(\.diagnostics).map { "  " + $0 }
-        lines += LiveServers.diagnostics.map { "  " + $0 }
+        lines += Manager.live.all.flatMap(\.diagnostics).map { "  " + $0 }
+        lines += SocketIOServer.live.all.map(\.diagnostics).map { "  " + $0 }
         return lines
     }
 

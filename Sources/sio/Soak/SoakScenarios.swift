@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Foundation
 import Harness
 import Logging
@@ -15,7 +16,7 @@ struct SoakScenario: Sendable {
 
 /// The scenarios `sio soak` runs each iteration.
 enum SoakScenarios {
-    static let silent = Logger(label: "sio.soak") { _ in SwiftLogNoOpLogHandler() }
+    static let silent = Logger.disabled("sio.soak")
 
     static func all(faults: Bool) -> [SoakScenario] {
         var scenarios = [

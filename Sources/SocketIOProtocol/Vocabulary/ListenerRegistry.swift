@@ -1,7 +1,7 @@
-/// The listeners of one socket. A plain value kept under the socket's lock.
-struct SocketListeners: Sendable {
-    typealias EventHandler = @Sendable (SocketEvent) -> Void
-    typealias AnyHandler = @Sendable (SocketEvent) -> Void
+/// The listeners of one socket (client or server). A plain value kept under the socket's lock.
+package struct ListenerRegistry: Sendable {
+    package typealias EventHandler = @Sendable (SocketEvent) -> Void
+    package typealias AnyHandler = @Sendable (SocketEvent) -> Void
 
     private struct Entry: Sendable {
         let id: ListenerID
@@ -14,36 +14,38 @@ struct SocketListeners: Sendable {
     private var anyOutgoing: [Entry] = []
     private var nextID = 0
 
-    mutating func add(_ event: String, once: Bool, _ handler: @escaping EventHandler) -> ListenerID {
+    package init() {}
+
+    package mutating func add(_ event: String, once: Bool, _ handler: @escaping EventHandler) -> ListenerID {
         let id = makeID()
         named[event, default: []].append(Entry(id: id, once: once, handler: handler))
         return id
     }
 
-    mutating func addAny(_ handler: @escaping AnyHandler) -> ListenerID {
+    package mutating func addAny(_ handler: @escaping AnyHandler) -> ListenerID {
         let id = makeID()
         any.append(Entry(id: id, once: false, handler: handler))
         return id
     }
 
-    mutating func addAnyOutgoing(_ handler: @escaping AnyHandler) -> ListenerID {
+    package mutating func addAnyOutgoing(_ handler: @escaping AnyHandler) -> ListenerID {
         let id = makeID()
         anyOutgoing.append(Entry(id: id, once: false, handler: handler))
         return id
     }
 
-    mutating func remove(_ id: ListenerID) {
+    package mutating func remove(_ id: ListenerID) {
         for key in named.keys { named[key]?.removeAll { $0.id == id } }
         any.removeAll { $0.id == id }
         anyOutgoing.removeAll { $0.id == id }
     }
 
-    mutating func removeAll(named event: String) { named[event] = nil }
-    mutating func removeAllAny() { any.removeAll() }
-    mutating func removeAllAnyOutgoing() { anyOutgoing.removeAll() }
+    package mutating func removeAll(named event: String) { named[event] = nil }
+    package mutating func removeAllAny() { any.removeAll() }
+    package mutating func removeAllAnyOutgoing() { anyOutgoing.removeAll() }
 
     /// The handlers for an incoming event, catch-alls first; `once` listeners are removed.
-    mutating func take(for event: String, includeAny: Bool) -> [EventHandler] {
+    package mutating func take(for event: String, includeAny: Bool) -> [EventHandler] {
         var handlers: [EventHandler] = includeAny ? any.map(\.handler) : []
         if let entries = named[event] {
             handlers.append(contentsOf: entries.map(\.handler))
@@ -52,7 +54,7 @@ struct SocketListeners: Sendable {
         return handlers
     }
 
-    var outgoing: [AnyHandler] { anyOutgoing.map(\.handler) }
+    package var outgoing: [AnyHandler] { anyOutgoing.map(\.handler) }
 
     private mutating func makeID() -> ListenerID {
         nextID += 1

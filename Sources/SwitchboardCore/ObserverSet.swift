@@ -1,0 +1,98 @@
+package import NIOConcurrencyHelpers
+
+/// The continuations of the async streams that observe one thing (state changes, queue counts,
+/// the events of one name). A plain value kept under its owner's lock, so an owner can yield
+/// in the same critical section that changes what is observed (observers then see changes in
+/// order).
+///
+/// Finishing a continuation runs its `onTermination`, which takes the owner's lock again:
+/// ``takeAll()`` hands them out so the owner finishes them after unlocking.
+package struct ObserverSet<Element: Sendable>: Sendable {
+    private var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
+    private var nextID: UInt64 = 0
+    /// Set by ``takeAll()``: the owner is gone, later streams end at once.
+    package private(set) var isClosed = false
+
+    package init() {}
+
+    fileprivate init(closed: Bool) {
+        isClosed = closed
+    }
+
+    /// Whether no stream observes now.
+    package var isEmpty: Bool { continuations.isEmpty }
+
+    /// Adds a stream's continuation; `nil` (and nothing added) once closed.
+    package mutating func add(_ continuation: AsyncStream<Element>.Continuation) -> UInt64? {
+        guard !isClosed else { return nil }
+        nextID += 1
+        continuations[nextID] = continuation
+        return nextID
+    }
+
+    /// Forgets a stream whose consumer stopped.
+    package mutating func remove(_ id: UInt64) {
+        continuations.removeValue(forKey: id)
+    }
+
+    /// Gives `element` to every stream.
+    package func yield(_ element: Element) {
+        for continuation in continuations.values { continuation.yield(element) }
+    }
+
+    /// Closes the set and hands out every continuation, to be finished outside the lock.
+    package mutating func takeAll() -> [AsyncStream<Element>.Continuation] {
+        isClosed = true
+        defer { continuations = [:] }
+        return Array(continuations.values)
+    }
+}
+
+/// A new stream registered in an observer set of `owner`'s lock-guarded state (`state` is the
+/// box, `observers` the set in it): `initial` (read under the lock, before any later change can
+/// be yielded) comes first; the stream ends at once when the set is closed, and leaves the set
+/// when its consumer stops (the owner is held weakly meanwhile).
+package func observerStream<Owner: AnyObject & Sendable, State: Sendable, Element: Sendable>(
+    of owner: Owner,
+    _ state: any KeyPath<Owner, NIOLockedValueBox<State>> & Sendable,
+    _ observers: any WritableKeyPath<State, ObserverSet<Element>> & Sendable,
+    initial: (State) -> Element? = { _ in nil }
+) -> AsyncStream<Element> {
+    let (stream, continuation) = AsyncStream<Element>.makeStream()
+    let id = owner[keyPath: state].withLockedValue { value -> UInt64? in
+        if let first = initial(value) { continuation.yield(first) }
+        return value[keyPath: observers].add(continuation)
+    }
+    guard let id else {
+        continuation.finish()
+        return stream
+    }
+    continuation.onTermination = { [weak owner] _ in
+        owner?[keyPath: state].withLockedValue { $0[keyPath: observers].remove(id) }
+    }
+    return stream
+}
+
+/// Observer sets by key (the subscribers of each event name), closed together.
+package struct KeyedObserverSets<Key: Hashable & Sendable, Element: Sendable>: Sendable {
+    private var sets: [Key: ObserverSet<Element>] = [:]
+    private var isClosed = false
+
+    package init() {}
+
+    /// The set for `key` (an empty one when nobody observes it; a closed one once closed).
+    package subscript(key: Key) -> ObserverSet<Element> {
+        get { sets[key] ?? (isClosed ? ObserverSet(closed: true) : ObserverSet()) }
+        set { sets[key] = newValue.isEmpty ? nil : newValue }
+    }
+
+    /// Closes every set and hands out every continuation, to be finished outside the lock.
+    package mutating func takeAll() -> [AsyncStream<Element>.Continuation] {
+        isClosed = true
+        defer { sets = [:] }
+        return sets.values.flatMap { set in
+            var set = set
+            return set.takeAll()
+        }
+    }
+}
