@@ -191,6 +191,15 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "SwitchboardCoreTests",
+            dependencies: [
+                "SwitchboardCore",
+                "SwitchboardTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "SocketIOProtocolTests",
             dependencies: ["SocketIOProtocol"],
             swiftSettings: upcoming

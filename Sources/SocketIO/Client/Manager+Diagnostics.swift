@@ -32,8 +32,9 @@ extension Engine {
 extension Socket {
     /// The socket's status and what waits on it, one line.
     var diagnostics: String {
-        inner.withLockedValue { inner in
-            "\(inner.machine.status), \(inner.pendingAcks.count) acks pending, "
+        let acks = pendingAcks.count
+        return inner.withLockedValue { inner in
+            "\(inner.machine.status), \(acks) acks pending, "
                 + "\(inner.connectWaiters.count) connect() waiting, \(inner.machine.sendBuffer.count) packets buffered, "
                 + "\(inner.retryCallers.count) at-least-once emits queued"
         }

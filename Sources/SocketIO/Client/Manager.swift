@@ -23,6 +23,8 @@ public final class Manager: Sendable {
     public let configuration: Configuration
     let endpoint: EngineEndpoint
     let executor: HandlerExecutor
+    /// The configured clock as a timeline (ack deadlines).
+    let timeline: Timeline
     let logger: Logger
 
     struct Inner: Sendable {
@@ -50,6 +52,7 @@ public final class Manager: Sendable {
         self.configuration = configuration
         self.endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
         self.executor = configuration.handlerExecutor ?? .serial()
+        self.timeline = Timeline(configuration.clock)
         var logger = configuration.logger
         logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
         self.logger = logger

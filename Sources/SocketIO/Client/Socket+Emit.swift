@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 import Foundation
 import SocketIOProtocol
@@ -102,13 +103,12 @@ extension Socket {
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
     ) -> Int {
         let id = inner.withLockedValue { $0.machine.makeAckID() }
-        inner.withLockedValue { $0.pendingAcks[id] = PendingAck(complete: complete, timeout: nil) }
-        let timer = scheduleAckTimeout(id: id, after: timeout)
-        let stillPending = inner.withLockedValue { inner in
-            inner.pendingAcks[id]?.timeout = timer
-            return inner.pendingAcks[id] != nil
+        let deadline = PendingReplies<Int, [JSONValue], SocketIOError>.Deadline(after: timeout, on: manager.timeline) { [weak self] id in
+            // Not sent yet: it must not go out after its caller gave up.
+            self?.inner.withLockedValue { $0.machine.removeBuffered(ackID: id) }
+            return .ackTimeout
         }
-        if !stillPending { timer.cancel() }
+        pendingAcks.add(id, deadline: deadline, complete: complete)
         do throws(SocketIOError) {
             try send(.event(event, items, namespace: namespace, id: id), event: event)
         } catch {
@@ -140,20 +140,6 @@ extension Socket {
             return
         case .refuse:
             throw .notConnected
-        }
-    }
-
-    private func scheduleAckTimeout(id: Int, after timeout: Duration) -> Task<Void, Never> {
-        let clock = manager.configuration.clock
-        return Task { [weak self] in
-            do {
-                try await clock.sleep(for: timeout)
-            } catch {
-                return
-            }
-            guard let self else { return }
-            inner.withLockedValue { $0.machine.removeBuffered(ackID: id) }
-            failAcks(ids: [id], with: .ackTimeout)
         }
     }
 

@@ -24,13 +24,10 @@ extension Socket {
         case .deliverEvent(let packet):
             deliver(packet)
         case .resolveAck(let id, let items):
-            let pending = inner.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
-            guard let pending else { return } // an ack for an unknown id is ignored, as socket.io does
-            pending.timeout?.cancel()
-            pending.complete(.success(items))
+            // An ack for an unknown id is ignored, as socket.io does.
+            pendingAcks.settle(id, with: .success(items))
         case .disconnected(let reason):
-            let ids = inner.withLockedValue { Array($0.pendingAcks.keys) }
-            failAcks(ids: ids, with: .disconnected(reason))
+            pendingAcks.failAll(with: .disconnected(reason))
             ended(reason, connectFailure: .disconnected(reason))
             // No automatic reconnection follows the server's disconnect: nothing queued can go.
             failRetryQueue(with: .disconnected(reason))
@@ -90,10 +87,8 @@ extension Socket {
 
     /// The namespace ended: status, the `disconnect` (or `connect_error`) event, waiting callers.
     func ended(_ reason: DisconnectReason, connectFailure: SocketIOError) {
-        let sentAckIDs = inner.withLockedValue { inner in
-            let buffered = Set(inner.machine.sendBuffer.compactMap(\.id))
-            return inner.pendingAcks.keys.filter { !buffered.contains($0) }
-        }
+        let buffered = inner.withLockedValue { Set($0.machine.sendBuffer.compactMap(\.id)) }
+        let sentAckIDs = pendingAcks.ids.filter { !buffered.contains($0) }
         // Acks whose packets were sent can no longer arrive; buffered ones wait for the resend.
         failAcks(ids: sentAckIDs, with: .disconnected(reason))
         let hadWaiters = inner.withLockedValue { !$0.connectWaiters.isEmpty }
@@ -117,11 +112,7 @@ extension Socket {
     }
 
     func failAcks(ids: [Int], with error: SocketIOError) {
-        let pending = inner.withLockedValue { inner in ids.compactMap { inner.pendingAcks.removeValue(forKey: $0) } }
-        for ack in pending {
-            ack.timeout?.cancel()
-            ack.complete(.failure(error))
-        }
+        pendingAcks.fail(ids, with: error)
     }
 
     func publish(_ status: SocketStatus) {

@@ -22,17 +22,10 @@ public final class Socket: Sendable {
     /// Strong: a socket keeps its manager (and so its connection) alive, as in socket.io.
     let manager: Manager
 
-    struct PendingAck: Sendable {
-        /// Called once with the ack's items or the error that ended the wait.
-        let complete: @Sendable (Result<[JSONValue], SocketIOError>) -> Void
-        var timeout: Task<Void, Never>?
-    }
-
     struct Inner: Sendable {
         var machine: SocketStateMachine
         var listeners = ListenerRegistry()
         var auth: SocketAuth
-        var pendingAcks: [Int: PendingAck] = [:]
         var statusObservers = ObserverSet<SocketStatus>()
         /// Ends the event streams made by `events(named:)` and `allEvents()` (manager closed).
         var streamEnders: [Int: @Sendable () -> Void] = [:]
@@ -44,6 +37,8 @@ public final class Socket: Sendable {
     }
 
     let inner: NIOLockedValueBox<Inner>
+    /// `emitWithAck` callers waiting for the server's ack, by ack id.
+    let pendingAcks = PendingReplies<Int, [JSONValue], SocketIOError>()
 
     /// Made by the manager, under its lock: nothing here may call back into the manager.
     init(manager: Manager, namespace: String, auth: SocketAuth, version: SocketIOVersion) {

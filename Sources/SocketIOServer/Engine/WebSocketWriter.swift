@@ -114,8 +114,16 @@ final class WebSocketWriter: Sendable {
             WebSocketFraming.write(frame, to: context, promise: index == frames.count - 1 ? promise : nil)
         }
         context.flush()
-        promise.futureResult.whenComplete { _ in
-            self.state.withLockedValue { $0.outstanding -= size }
+        promise.futureResult.whenComplete { result in
+            self.state.withLockedValue { state in
+                state.outstanding -= size
+                // A write that failed means the connection is gone: later sends say so instead
+                // of queuing for nobody.
+                if case .failure = result {
+                    state.closed = true
+                    state.pending.removeAll()
+                }
+            }
         }
     }
 

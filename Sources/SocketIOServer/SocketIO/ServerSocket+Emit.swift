@@ -48,60 +48,47 @@ extension ServerSocket {
     ) async throws(SocketIOServerError) -> [JSONValue] {
         guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
         let limit = namespace.environment.configuration.maxPendingAcks
-        let clock = namespace.environment.clock
+        let deadline = PendingReplies<Int, [JSONValue], SocketIOServerError>.Deadline(
+            after: timeout, on: namespace.environment.clock, expired: { _ in .ackTimeout }
+        )
         let ackID = ManagedAckID()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[JSONValue], any Error>) in
-                    let registered: Result<Int, SocketIOServerError> = state.withLockedValue { state in
-                        if let reason = state.disconnectReason { return .failure(.disconnected(reason)) }
-                        guard state.pendingAcks.count < limit else { return .failure(.tooManyPendingAcks(limit)) }
-                        let id = state.nextAckID
-                        state.nextAckID += 1
-                        state.pendingAcks[id] = PendingAck(continuation: continuation, timer: nil)
-                        return .success(id)
-                    }
-                    let id: Int
-                    switch registered {
-                    case .failure(let error):
-                        continuation.resume(throwing: error)
-                        return
-                    case .success(let registeredID):
-                        id = registeredID
-                    }
-                    ackID.set(id)
-                    let timer = Task { [weak self] in
-                        do { try await clock.sleep(timeout) } catch { return }
-                        self?.failAck(id, with: .ackTimeout)
-                    }
-                    let stillPending = state.withLockedValue { state in
-                        state.pendingAcks[id]?.timer = timer
-                        return state.pendingAcks[id] != nil
-                    }
-                    if !stillPending { timer.cancel() }
-                    if Task.isCancelled { failAck(id, with: .ackTimeout) }
-                    let packet = SocketPacket.event(event, items, namespace: namespace.name, id: id)
-                    outbox.deliver(EngineFrame.frames(of: packet), offset: nil)
+        let result: Result<[JSONValue], SocketIOServerError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let complete: @Sendable (Result<[JSONValue], SocketIOServerError>) -> Void = { continuation.resume(returning: $0) }
+                let id: Int
+                switch state.withLockedValue({ state -> Result<Int, SocketIOServerError> in
+                    if let reason = state.disconnectReason { return .failure(.disconnected(reason)) }
+                    defer { state.nextAckID += 1 }
+                    return .success(state.nextAckID)
+                }) {
+                case .failure(let error):
+                    complete(.failure(error))
+                    return
+                case .success(let next):
+                    id = next
                 }
-            } onCancel: {
-                if let id = ackID.value { self.failAck(id, with: .ackTimeout) }
+                guard pendingAcks.add(id, deadline: deadline, limit: limit, complete: complete) else {
+                    complete(.failure(.tooManyPendingAcks(limit)))
+                    return
+                }
+                ackID.set(id)
+                // The socket may have left between the check and the registration.
+                if let reason = state.withLockedValue({ $0.disconnectReason }) {
+                    pendingAcks.settle(id, with: .failure(.disconnected(reason)))
+                    return
+                }
+                if Task.isCancelled { pendingAcks.settle(id, with: .failure(.ackTimeout)) }
+                let packet = SocketPacket.event(event, items, namespace: namespace.name, id: id)
+                outbox.deliver(EngineFrame.frames(of: packet), offset: nil)
             }
-        } catch let error as SocketIOServerError {
-            throw error
-        } catch {
-            throw .ackTimeout
+        } onCancel: {
+            if let id = ackID.value { self.pendingAcks.settle(id, with: .failure(.ackTimeout)) }
         }
-    }
-
-    /// Fails a pending ack (timeout, cancellation).
-    func failAck(_ id: Int, with error: SocketIOServerError) {
-        let pending = state.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
-        pending?.timer?.cancel()
-        pending?.continuation.resume(throwing: error)
+        return try result.get()
     }
 
     /// How many acknowledgements this socket is waiting for.
-    public var pendingAckCount: Int { state.withLockedValue { $0.pendingAcks.count } }
+    public var pendingAckCount: Int { pendingAcks.count }
 }
 
 /// The ack id of one `emitWithAck`, known once registered (for its cancellation handler).

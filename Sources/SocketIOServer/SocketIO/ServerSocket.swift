@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SwitchboardCore
 public import SocketIOProtocol
 
 /// One client connected to one namespace: receive its events, emit to it, put it in rooms.
@@ -20,15 +21,9 @@ public import SocketIOProtocol
 /// ``SocketIOServer/Configuration/maxQueuedBytes``).
 public final class ServerSocket: Sendable {
 
-    struct PendingAck {
-        let continuation: CheckedContinuation<[JSONValue], any Error>
-        var timer: Task<Void, Never>?
-    }
-
     struct State {
         var listeners = ListenerRegistry()
         var disconnectHandlers: [@Sendable (ServerDisconnectReason) -> Void] = []
-        var pendingAcks: [Int: PendingAck] = [:]
         var nextAckID = 0
         /// Set once the socket left its namespace.
         var disconnectReason: ServerDisconnectReason?
@@ -49,6 +44,8 @@ public final class ServerSocket: Sendable {
     let outbox: SocketOutbox
     let client: ClientConnection
     let state: NIOLockedValueBox<State>
+    /// `emitWithAck` callers waiting for the client's ack, by ack id.
+    let pendingAcks = PendingReplies<Int, [JSONValue], SocketIOServerError>()
 
     init(
         id: String,
@@ -133,26 +130,22 @@ public final class ServerSocket: Sendable {
     /// owes, tells the app. Returns `false` when it had already left.
     @discardableResult
     func finish(_ reason: ServerDisconnectReason) -> Bool {
-        let ended: (acks: [PendingAck], handlers: [@Sendable (ServerDisconnectReason) -> Void])? = state.withLockedValue { state in
+        let handlers: [@Sendable (ServerDisconnectReason) -> Void]? = state.withLockedValue { state in
             guard state.disconnectReason == nil else { return nil }
             state.disconnectReason = reason
             defer {
                 // Handlers usually capture the socket: dropping them breaks the cycle.
-                state.pendingAcks.removeAll()
                 state.listeners = ListenerRegistry()
                 state.disconnectHandlers.removeAll()
             }
-            return (Array(state.pendingAcks.values), state.disconnectHandlers)
+            return state.disconnectHandlers
         }
-        guard let ended else { return false }
+        guard let handlers else { return false }
         client.remove(self)
         namespace.remove(self, reason: reason)
-        for ack in ended.acks {
-            ack.timer?.cancel()
-            ack.continuation.resume(throwing: SocketIOServerError.disconnected(reason))
-        }
+        pendingAcks.failAll(with: .disconnected(reason))
         namespace.environment.events.emit(.socketDisconnected(namespace: namespace.name, id: id, reason: reason))
-        for handler in ended.handlers { handler(reason) }
+        for handler in handlers { handler(reason) }
         return true
     }
 
@@ -165,10 +158,8 @@ public final class ServerSocket: Sendable {
             dispatch(packet)
         case .ack, .binaryAck:
             guard let id = packet.id else { return }
-            let pending = state.withLockedValue { $0.pendingAcks.removeValue(forKey: id) }
-            guard let pending else { return }  // unknown or late: ignored, as socket.io does
-            pending.timer?.cancel()
-            pending.continuation.resume(returning: packet.arguments)
+            // Unknown or late: ignored, as socket.io does.
+            pendingAcks.settle(id, with: .success(packet.arguments))
         case .disconnect:
             finish(.clientNamespaceDisconnect)
         case .connect, .connectError:

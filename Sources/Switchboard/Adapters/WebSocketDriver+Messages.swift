@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOWebSocket
 import SocketIO
+import SwitchboardCore
 public import SocketIOProtocol
 
 extension WebSocketDriver {
@@ -27,11 +28,19 @@ extension WebSocketDriver {
     ///   `CancellationError`.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let requestID = NIOLockedValueBox<Int?>(nil)
+        let deadline = PendingReplies<Int, Response, RequestFailure>.Deadline(after: timeout, on: timeline) { [weak self] id in
+            _ = self?.inner.withLockedValue { $0.machine.settleRequest(id: id) }
+            return .timedOut
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                let complete: @Sendable (Result<Response, RequestFailure>) -> Void = { result in
+                    continuation.resume(with: result.mapError { $0.error(event: event, timeout: timeout) })
+                }
+                // Registered under the lock, so a close that takes the ids fails this one too.
                 let started = inner.withLockedValue { inner -> (Int, WebSocketClientChannel)? in
                     guard case .send(let id) = inner.machine.request(), let channel = inner.channel else { return nil }
-                    inner.requests[id] = PendingRequest(event: event, continuation: continuation, timer: nil)
+                    requests.add(id, deadline: deadline, complete: complete)
                     return (id, channel)
                 }
                 guard let started else {
@@ -41,36 +50,17 @@ extension WebSocketDriver {
                 let (id, channel) = started
                 requestID.withLockedValue { $0 = id }
                 channel.send(.text(Envelope.request(name: event, data: payload, id: id).text))
-                let clock = options.clock
-                let timer = Task { [weak self] in
-                    do {
-                        try await clock.sleep(for: timeout)
-                    } catch {
-                        return
-                    }
-                    self?.settle(id) { .failure(WebSocketDriverError.requestTimedOut(event: $0, after: timeout)) }
-                }
-                let stillWaiting = inner.withLockedValue { inner in
-                    guard inner.requests[id] != nil else { return false }
-                    inner.requests[id]?.timer = timer
-                    return true
-                }
-                if !stillWaiting { timer.cancel() }
-                if Task.isCancelled { settle(id) { _ in .failure(CancellationError()) } }
+                if Task.isCancelled { settle(id, .failure(.cancelled)) }
             }
         } onCancel: {
-            if let id = requestID.withLockedValue({ $0 }) { settle(id) { _ in .failure(CancellationError()) } }
+            if let id = requestID.withLockedValue({ $0 }) { settle(id, .failure(.cancelled)) }
         }
     }
 
-    /// Resumes request `id` with `result` (given the request's event name), if it still waits.
-    private func settle(_ id: Int, _ result: (String) -> Result<Response, any Error>) {
-        let pending = inner.withLockedValue { inner in
-            inner.machine.settleRequest(id: id) ? inner.requests.removeValue(forKey: id) : nil
-        }
-        guard let pending else { return }
-        pending.timer?.cancel()
-        pending.continuation.resume(with: result(pending.event))
+    /// Answers request `id` with `result`, if it still waits.
+    private func settle(_ id: Int, _ result: Result<Response, RequestFailure>) {
+        guard inner.withLockedValue({ $0.machine.settleRequest(id: id) }) else { return }
+        requests.settle(id, with: result)
     }
 
     // MARK: - Inbound
@@ -102,9 +92,9 @@ extension WebSocketDriver {
             )
             current.1?(.request(name, data, reply))
         case .reply(let id, let data):
-            settle(id) { _ in .success(Response(values: data)) }
+            settle(id, .success(Response(values: data)))
         case .error(let id?, let message):
-            settle(id) { .failure(WebSocketDriverError.serverError(event: $0, message: message)) }
+            settle(id, .failure(.server(message)))
         case .error(nil, let message):
             logger.warning("the server rejected a message", metadata: ["switchboard.error": "\(message)"])
         case .ack(let seq):
@@ -118,5 +108,22 @@ extension WebSocketDriver {
         logger.warning("closing the WebSocket", metadata: ["switchboard.reason": "\(reason)"])
         ended(generation, reason: reason, openError: .closed(reason: reason))
         channel.close(code: error == .binaryMessage ? .unacceptableData : .protocolError)
+    }
+}
+
+/// Why a request ended without its reply, before the event name and timeout are put in.
+enum RequestFailure: Error {
+    case timedOut
+    case server(String)
+    case closed(String)
+    case cancelled
+
+    func error(event: String, timeout: Duration) -> any Error {
+        switch self {
+        case .timedOut: WebSocketDriverError.requestTimedOut(event: event, after: timeout)
+        case .server(let message): WebSocketDriverError.serverError(event: event, message: message)
+        case .closed(let reason): WebSocketDriverError.closed(reason: reason)
+        case .cancelled: CancellationError()
+        }
     }
 }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -33,6 +34,10 @@ public final class WebSocketDriver: ConnectionDriver {
 
     let logger: Logger
     let inner = NIOLockedValueBox(Inner())
+    /// `request` callers waiting for their reply, by request id.
+    let requests = PendingReplies<Int, Response, RequestFailure>()
+    /// The options' clock as a timeline (request deadlines).
+    let timeline: Timeline
 
     struct Inner {
         var machine = WebSocketDriverStateMachine()
@@ -40,21 +45,14 @@ public final class WebSocketDriver: ConnectionDriver {
         var channel: WebSocketClientChannel?
         var opener: CheckedContinuation<Void, any Error>?
         var onEvent: (@Sendable (DriverEvent) -> Void)?
-        var requests: [Int: PendingRequest] = [:]
     }
 
     /// What a transition hands over to be resumed, failed or closed after the lock.
     struct Teardown {
         var channel: WebSocketClientChannel?
         var opener: CheckedContinuation<Void, any Error>?
-        var requests: [PendingRequest] = []
+        var requestIDs: [Int] = []
         var onEvent: (@Sendable (DriverEvent) -> Void)?
-    }
-
-    struct PendingRequest {
-        let event: String
-        let continuation: CheckedContinuation<Response, any Error>
-        var timer: Task<Void, Never>?
     }
 
     /// A driver for the WebSocket at `url`; nothing connects until ``open(onEvent:)``, which also
@@ -62,6 +60,7 @@ public final class WebSocketDriver: ConnectionDriver {
     public init(url: URL, options: Options = Options()) {
         self.url = url
         self.options = options
+        self.timeline = Timeline(options.clock)
         var logger = options.logger
         logger[metadataKey: "switchboard.url"] = "\(url.absoluteString)"
         self.logger = logger
@@ -125,7 +124,7 @@ public final class WebSocketDriver: ConnectionDriver {
             case .cancelOpen:
                 return (action, Teardown(channel: inner.takeChannel(), opener: inner.takeOpener()))
             case .close(let ids):
-                return (action, Teardown(channel: inner.takeChannel(), requests: inner.takeRequests(ids)))
+                return (action, Teardown(channel: inner.takeChannel(), requestIDs: ids))
             }
         }
         switch action {
@@ -134,7 +133,7 @@ public final class WebSocketDriver: ConnectionDriver {
         case .cancelOpen:
             teardown.opener?.resume(throwing: WebSocketDriverError.closed(reason: "the driver was closed while opening"))
         case .close:
-            fail(teardown.requests, with: .closed(reason: "the driver was closed"))
+            requests.fail(teardown.requestIDs, with: .closed("the driver was closed"))
         }
         logger.debug("closing WebSocket")
         teardown.channel?.close()
@@ -186,7 +185,7 @@ public final class WebSocketDriver: ConnectionDriver {
             case .reportClosed(let ids):
                 _ = inner.takeChannel()
                 defer { inner.onEvent = nil }
-                return (action, Teardown(requests: inner.takeRequests(ids), onEvent: inner.onEvent))
+                return (action, Teardown(requestIDs: ids, onEvent: inner.onEvent))
             }
         }
         switch action {
@@ -198,14 +197,7 @@ public final class WebSocketDriver: ConnectionDriver {
         case .reportClosed:
             logger.info("WebSocket closed", metadata: ["switchboard.reason": "\(reason)"])
             teardown.onEvent?(.closed(reason: reason))
-            fail(teardown.requests, with: .closed(reason: reason))
-        }
-    }
-
-    func fail(_ requests: [PendingRequest], with error: WebSocketDriverError) {
-        for request in requests {
-            request.timer?.cancel()
-            request.continuation.resume(throwing: error)
+            requests.fail(teardown.requestIDs, with: .closed(reason))
         }
     }
 
@@ -244,9 +236,5 @@ extension WebSocketDriver.Inner {
     mutating func takeOpener() -> CheckedContinuation<Void, any Error>? {
         defer { opener = nil }
         return opener
-    }
-
-    mutating func takeRequests(_ ids: [Int]) -> [WebSocketDriver.PendingRequest] {
-        ids.compactMap { requests.removeValue(forKey: $0) }
     }
 }

@@ -9,7 +9,7 @@ extension DriverConnection {
             do throws(ConnectionError) {
                 switch try inner.machine.disconnect() {
                 case .none:
-                    return .success(Disconnecting(waiters: [], requests: [], close: nil))
+                    return .success(Disconnecting(waiters: [], requests: [:], close: nil))
                 case .close(let abandoned):
                     let waiters = abandoned.map { inner.takeConnectWaiters(for: $0) } ?? []
                     if let open = inner.openTask, open.attempt == abandoned { open.task.cancel() }
@@ -24,9 +24,7 @@ extension DriverConnection {
         for waiter in disconnecting.waiters {
             waiter.resume(throwing: ConnectionError.connectFailed("disconnected before the connection opened"))
         }
-        for request in disconnecting.requests {
-            request.fail(.connectionLost("the app disconnected"))
-        }
+        fail(disconnecting.requests, with: .connectionLost("the app disconnected"))
         await disconnecting.close?.value
     }
 
@@ -40,7 +38,7 @@ extension DriverConnection {
                 return .failure(error)
             }
             let queued = inner.drainQueue()
-            let requests = Array(inner.requests.values)
+            let requests = inner.requests
             inner.requests = [:]
             let streams = inner.subscribers.takeAll()
             let requestStreams = inner.requestSubscribers.takeAll()
@@ -55,7 +53,7 @@ extension DriverConnection {
         for command in releasing.queued {
             if case .send(_, _, let continuation) = command { continuation.resume(throwing: ConnectionError.released) }
         }
-        for request in releasing.requests { request.fail(.released) }
+        fail(releasing.requests, with: .released)
         for stream in releasing.streams { stream.finish() }
         for stream in releasing.requestStreams { stream.finish() }
         for observer in releasing.observers {
@@ -81,13 +79,13 @@ extension DriverConnection {
 
     private struct Disconnecting {
         var waiters: [CheckedContinuation<Void, any Error>]
-        var requests: [PendingRequest]
+        var requests: [UInt64: PendingRequest]
         var close: Task<Void, Never>?
     }
 
     private struct Releasing {
         var queued: [QueuedCommand]
-        var requests: [PendingRequest]
+        var requests: [UInt64: PendingRequest]
         var streams: [AsyncStream<JSONValue>.Continuation]
         var requestStreams: [AsyncStream<IncomingRequest>.Continuation]
         var observers: [AsyncStream<ConnectionState>.Continuation]

@@ -60,20 +60,35 @@ extension DriverConnection {
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let stopwatch = Timeline(clock)
         let id = inner.withLockedValue { $0.makeID() }
+        // The deadline counts from the call, queued or not; when it passes, the request leaves
+        // the queue (or is abandoned by the driver) and the caller hears `timedOut`.
+        let deadline = PendingReplies<UInt64, Response, ConnectionError>.Deadline(after: timeout, on: stopwatch) { [weak self] id in
+            let request = self?.inner.withLockedValue { inner -> PendingRequest? in
+                _ = inner.removeQueued(id)
+                return inner.requests.removeValue(forKey: id)
+            }
+            request?.driverTask?.cancel()
+            return .timedOut(event: event, after: timeout)
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let request = PendingRequest(
-                    event: event, payload: payload, timeout: timeout, stopwatch: stopwatch, continuation: continuation
-                )
+                let request = PendingRequest(event: event, payload: payload, timeout: timeout, stopwatch: stopwatch)
+                // The caller waits in `replies` before the lock is let go, so whatever ends the
+                // request from then on (a close, a release) answers it.
+                let answer: PendingReplies<UInt64, Response, ConnectionError>.Completion = {
+                    continuation.resume(with: $0.mapError { $0 as any Error })
+                }
                 let result = inner.withLockedValue { inner -> Result<(direct: Bool, flush: Bool), ConnectionError> in
                     do throws(ConnectionError) {
                         _ = try inner.machine.command(.request)
                         if inner.canExecuteDirectly {
                             inner.requests[id] = request
+                            replies.add(id, deadline: deadline, complete: answer)
                             return .success((true, false))
                         }
                         try inner.enqueue(.request, id: id)
                         inner.requests[id] = request
+                        replies.add(id, deadline: deadline, complete: answer)
                         return .success((false, inner.claimFlush()))
                     } catch {
                         return .failure(error)
@@ -84,7 +99,6 @@ extension DriverConnection {
                     continuation.resume(throwing: error)
                     return
                 case .success(let start):
-                    startDeadline(id, event: event, timeout: timeout)
                     if start.direct { startDriverRequest(id) }
                     if start.flush { startFlush() }
                 }
@@ -93,25 +107,6 @@ extension DriverConnection {
         } onCancel: {
             self.finishRequest(id, .failure(.cancelled))
         }
-    }
-
-    /// Fails the request when its deadline (counted from the call) passes, queued or not.
-    private func startDeadline(_ id: UInt64, event: String, timeout: Duration) {
-        let clock = self.clock
-        let timer = Task { [weak self] in
-            do {
-                try await clock.sleep(for: timeout)
-            } catch {
-                return  // answered first: the timer was cancelled
-            }
-            self?.finishRequest(id, .failure(.timedOut(event: event, after: timeout)))
-        }
-        let stored = inner.withLockedValue { inner -> Bool in
-            guard inner.requests[id] != nil else { return false }
-            inner.requests[id]?.timer = timer
-            return true
-        }
-        if !stored { timer.cancel() }
     }
 
     /// Hands request `id` to the driver with what is left of its deadline. Returns the task that
@@ -155,7 +150,16 @@ extension DriverConnection {
             _ = inner.removeQueued(id)
             return request
         }
-        request?.finish(result)
+        request?.driverTask?.cancel()
+        replies.settle(id, with: result)
+    }
+
+    /// Answers the callers of these requests (already taken out of ``Inner/requests``).
+    func fail(_ requests: [UInt64: PendingRequest], with error: ConnectionError) {
+        for (id, request) in requests {
+            request.driverTask?.cancel()
+            replies.settle(id, with: .failure(error))
+        }
     }
 
     static func commandError(_ error: any Error) -> ConnectionError {

@@ -44,7 +44,7 @@ extension DriverConnection {
             }
             if !heard { request.decline() }
         case .closed(let reason):
-            let lost = transition { inner -> [PendingRequest]? in
+            let lost = transition { inner -> [UInt64: PendingRequest]? in
                 switch inner.machine.transportClosed(attempt) {
                 case .stale: return nil
                 case .moved: return inner.takeInFlightRequests()
@@ -54,7 +54,7 @@ extension DriverConnection {
             logger.info("the transport closed", metadata: [
                 "switchboard.reason": "\(reason)", "switchboard.lostRequests": "\(lost.count)",
             ])
-            for request in lost { request.fail(.connectionLost(reason)) }
+            fail(lost, with: .connectionLost(reason))
         }
     }
 }

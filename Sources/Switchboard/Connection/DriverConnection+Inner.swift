@@ -16,21 +16,9 @@ extension DriverConnection {
         let payload: JSONValue
         let timeout: Duration
         let stopwatch: Timeline
-        let continuation: CheckedContinuation<Response, any Error>
-        /// Fails the caller when the deadline passes.
-        var timer: Task<Void, Never>?
         /// Set once handed to the driver: from then on a transport drop fails it.
         var inFlight = false
         var driverTask: Task<Void, Never>?
-
-        /// Answers the caller (exactly once: the entry was removed from ``Inner/requests``).
-        func finish(_ result: Result<Response, ConnectionError>) {
-            timer?.cancel()
-            driverTask?.cancel()
-            continuation.resume(with: result)
-        }
-
-        func fail(_ error: ConnectionError) { finish(.failure(error)) }
     }
 
     /// Everything the lock guards.
@@ -103,10 +91,10 @@ extension DriverConnection {
         }
 
         /// Removes and returns the requests the driver is carrying.
-        mutating func takeInFlightRequests() -> [PendingRequest] {
+        mutating func takeInFlightRequests() -> [UInt64: PendingRequest] {
             let inFlight = requests.filter { $0.value.inFlight }
             for key in inFlight.keys { requests.removeValue(forKey: key) }
-            return Array(inFlight.values)
+            return inFlight
         }
 
         /// Whether the caller should start a flush: connected, something queued, none running.

@@ -42,6 +42,8 @@ public final class DriverConnection: Connection {
     let clock: any Clock<Duration>
     let logger: Logger
     let inner: NIOLockedValueBox<Inner>
+    /// `request` callers waiting for their answer, with their deadlines.
+    let replies = PendingReplies<UInt64, Response, ConnectionError>()
 
     /// A connection over `driver`, in state `created` (call ``connect()``, or lease it from a
     /// ``ConnectionManager`` so the keeper does).

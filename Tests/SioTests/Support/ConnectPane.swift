@@ -9,8 +9,9 @@ struct ConnectPane: Sendable {
     /// The history file the session was given.
     let historyFile: URL
 
-    /// Runs `body` with a pane running `sio connect URL arguments…` (then `after`, a shell
-    /// command line run once sio exits), already showing its prompt. Skips loudly (returns
+    /// Runs `body` with a pane running `sio connect URL arguments…` (then, once sio exits, the
+    /// shell prints `exit status N` and runs `after`, a shell command line), already showing its
+    /// prompt. Skips loudly (returns
     /// without calling `body`) when tmux or the sio binary is missing.
     static func with(
         _ test: String,
@@ -25,6 +26,9 @@ struct ConnectPane: Sendable {
         try await EmbeddedDemoServer.with { server, url in
             let words = [sio, "connect", url.absoluteString, "--history-file", historyFile.path] + arguments
             var command = words.map(shellQuoted).joined(separator: " ")
+            // The shell that ran sio reports its status: tmux's own `pane_dead_status` is
+            // sometimes never set (tmux 3.3 can leave the exited child unreaped).
+            command += #"; echo "exit status $?""#
             if !after.isEmpty { command += "; " + after }
             let pane = try await TmuxSession.start(tmux: tmux, command: command, environment: environment)
             do {
@@ -51,6 +55,16 @@ struct ConnectPane: Sendable {
     func enter(_ line: String) async throws {
         try await pane.type(line)
         try await pane.press("Enter")
+    }
+
+    /// Waits until sio exited; its exit status, as the shell printed it.
+    func waitForExit() async throws -> Int {
+        let screen = try await pane.waitForScreen("sio's exit status") { $0.contains("exit status ") }
+        let line = screen.split(separator: "\n").last { $0.hasPrefix("exit status ") }
+        guard let line, let status = Int(line.dropFirst("exit status ".count)) else {
+            throw TmuxError("no exit status on the screen:\n\(screen)")
+        }
+        return status
     }
 
     /// Waits until a row is exactly `line`.

@@ -30,7 +30,7 @@ struct TmuxSession: Sendable {
     }
 
     /// Starts `command` (a shell command line) in a new pane. The pane stays after the command
-    /// exits, so its last output and exit status can be read.
+    /// exits, so its last output can be read.
     static func start(tmux: String, command: String, environment: [String: String]) async throws -> TmuxSession {
         let session = TmuxSession(tmux: tmux, socketName: "sio-test-\(UUID().uuidString.prefix(8))")
         var environment = environment
@@ -72,14 +72,6 @@ struct TmuxSession: Sendable {
         return (numbers[0], numbers[1])
     }
 
-    /// The command's exit status once it exited, nil while it runs.
-    func exitStatus() async throws -> Int? {
-        let text = try await tmuxCommand(["display-message", "-p", "-t", Self.target, "#{pane_dead} #{pane_dead_status}"])
-        let parts = text.split(whereSeparator: \.isWhitespace)
-        guard parts.first == "1" else { return nil }
-        return parts.count > 1 ? Int(parts[1]) : -1
-    }
-
     /// Polls the screen until `predicate` holds, for at most `seconds`; fails with the screen.
     ///
     /// Polling is the only way to watch a terminal: nothing announces that a program finished
@@ -96,16 +88,6 @@ struct TmuxSession: Sendable {
             try await Task.sleep(for: .milliseconds(40))
         }
         throw TmuxError("timed out after \(seconds) s waiting for \(what); the screen:\n\(last)")
-    }
-
-    /// Waits until the command exited; its status.
-    func waitForExit(seconds: Double = 20) async throws -> Int {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if let status = try await exitStatus() { return status }
-            try await Task.sleep(for: .milliseconds(40))
-        }
-        throw TmuxError("the command did not exit within \(seconds) s; the screen:\n\(try await screen())")
     }
 
     /// Stops the tmux server (and the program in it).
