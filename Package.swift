@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SocketIO", targets: ["SocketIO"]),
         .library(name: "SocketIOServer", targets: ["SocketIOServer"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
+        .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "sio", targets: ["sio"]),
     ],
     dependencies: [
@@ -48,11 +49,29 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The NIO WebSocket client (TCP, TLS, the upgrade, frames, fences) under both the
+        // engine's WebSocket transport and the platform layer's plain WebSocket driver;
+        // `package` types, not a product.
+        .target(
+            name: "WebSocketClient",
+            dependencies: [
+                "SocketIOProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "SocketIO",
             dependencies: [
                 "SocketIOProtocol",
                 "SwitchboardCore",
+                "WebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -87,6 +106,7 @@ let package = Package(
                 "SocketIO",
                 "SocketIOProtocol",
                 "SwitchboardCore",
+                "WebSocketClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -95,6 +115,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The in-memory server and driver, for apps' tests and previews: a product of its own so
+        // it stays out of the production API (as grpc-swift ships its in-process transport).
+        .target(
+            name: "SwitchboardTesting",
+            dependencies: [
+                "Switchboard",
+                "SocketIOProtocol",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
@@ -163,7 +194,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PlatformLayerExample",
-            dependencies: ["Switchboard"],
+            dependencies: ["Switchboard", "SwitchboardTesting"],
             path: "Examples/PlatformLayerExample",
             swiftSettings: upcoming
         ),
@@ -222,6 +253,7 @@ let package = Package(
             dependencies: [
                 "Harness",
                 "Switchboard",
+                "SwitchboardTesting",
                 "SharingExample",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",
@@ -251,6 +283,7 @@ let package = Package(
             dependencies: [
                 "Harness",
                 "SocketIO",
+                "WebSocketClient",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",
                 "SocketIOProtocol",

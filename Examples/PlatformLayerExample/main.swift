@@ -68,6 +68,8 @@ try await built.disconnect()
 // end snippet
 
 // snippet: docc-in-memory
+import SwitchboardTesting
+
 let server = InMemoryServer()
 server.onRequest("greet") { name in .string("hello, \(name.stringValue ?? "?")") }
 let testManager = ConnectionManager(factory: .inMemory(server))   // tests also pass `clock:` a test clock

@@ -1,5 +1,9 @@
 // The platform layer: connections, pool and leases, keeper, builder, message center.
 // Nothing here imports the Socket.IO client except the adapters in `Adapters/`.
 
-// Payloads are `JSONValue`s: `import Switchboard` is enough to use them.
-@_exported public import SocketIOProtocol
+// What feature code needs beside this module, so `import Switchboard` is enough: payloads are
+// `JSONValue`s (objects `JSONObject`s), and `wss` trusts `TrustRoots`. The wire formats stay in
+// `SocketIOProtocol`, for whoever imports it.
+@_exported public import enum SocketIOProtocol.JSONValue
+@_exported public import struct SocketIOProtocol.JSONObject
+@_exported public import enum SocketIOProtocol.TrustRoots

@@ -1,11 +1,11 @@
 import Foundation
 import SocketIOProtocol
+import WebSocketClient
 
 /// Where an Engine.IO server lives and how its request URIs are formed.
 struct EngineEndpoint: Sendable, Hashable {
-    var secure: Bool
-    var host: String
-    var port: Int
+    /// TLS or not, host and port.
+    var address: ServerAddress
     /// The Engine.IO path, always ending in `/` (`/socket.io/`).
     var path: String
     /// Extra query parameters, sent on every request.
@@ -14,28 +14,14 @@ struct EngineEndpoint: Sendable, Hashable {
     /// Reads scheme, host, port and query from `url`; `path` is the Engine.IO path option.
     init(url: URL, path: String, query: [URLQueryItem]) throws(SocketIOError) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
+              let address = ServerAddress(components) else {
             throw .invalidURL(url.absoluteString)
         }
-        switch scheme {
-        case "http", "ws": secure = false
-        case "https", "wss": secure = true
-        default: throw .invalidURL(url.absoluteString)
-        }
-        self.host = host
-        self.port = components.port ?? (secure ? 443 : 80)
+        self.address = address
         var normalized = path.hasPrefix("/") ? path : "/" + path
         if !normalized.hasSuffix("/") { normalized += "/" }
         self.path = normalized
         self.query = (components.queryItems ?? []) + query
-    }
-
-    /// The `Host` header value.
-    var hostHeader: String {
-        let defaultPort = secure ? 443 : 80
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        return port == defaultPort ? hostPart : "\(hostPart):\(port)"
     }
 
     /// The request target for one Engine.IO request.

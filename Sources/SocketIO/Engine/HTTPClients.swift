@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import WebSocketClient
 
 /// The HTTP clients the polling transport uses, one per TLS and proxy setting, kept for the
 /// life of the process (an `HTTPClient` must be shut down before it is dropped; these never are,
@@ -19,7 +20,7 @@ enum HTTPClients {
         return try clients.withLockedValue { clients in
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
-            configuration.tlsConfiguration = try TLS.configuration(trustRoots)
+            configuration.tlsConfiguration = try trustRoots.tlsConfiguration()
             configuration.timeout = .init(connect: .seconds(20), read: nil)
             // A refused connection fails the polling request at once, as a browser's XHR does:
             // the manager's reconnection backoff is the retry policy, and the HTTP client's own
@@ -30,21 +31,5 @@ enum HTTPClients {
             clients[key] = client
             return client
         }
-    }
-}
-
-/// TLS settings from ``TrustRoots``: system trust by default, never "trust everything".
-enum TLS {
-    static func configuration(_ trustRoots: TrustRoots) throws -> TLSConfiguration {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        switch trustRoots {
-        case .system:
-            break
-        case .pemFile(let path):
-            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
-        case .pem(let text):
-            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(text.utf8)))
-        }
-        return configuration
     }
 }

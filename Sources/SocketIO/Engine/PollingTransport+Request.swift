@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SocketIOProtocol
+import WebSocketClient
 
 /// A polling request that failed in a way the engine must hear about, with the reason to report.
 struct PollingFailure: Error {
@@ -18,8 +19,8 @@ extension PollingTransport {
         let uri = options.endpoint.requestURI(
             transport: "polling", version: options.version, sid: sid,
             timestamp: options.timestampRequests ? Self.timestamp() : nil, extra: extra)
-        let scheme = options.endpoint.secure ? "https" : "http"
-        var request = HTTPClientRequest(url: "\(scheme)://\(options.endpoint.hostHeader)\(uri)")
+        let scheme = options.endpoint.address.secure ? "https" : "http"
+        var request = HTTPClientRequest(url: "\(scheme)://\(options.endpoint.address.hostHeader)\(uri)")
         request.method = method
         for (name, value) in options.headers { request.headers.add(name: name, value: value) }
         if let body {

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import SocketIOProtocol
+import WebSocketClient
 
 /// Engine.IO over one WebSocket: one Engine.IO packet per WebSocket message, on the shared
 /// ``WebSocketClientChannel`` (swift-nio's upgrader, no `Origin`, coalesced writes).
@@ -24,7 +25,7 @@ final class WebSocketTransport: EngineTransport {
         self.version = version
         let reporter = TransportReporter(handler)
         let configuration = WebSocketClientChannel.Configuration(
-            host: endpoint.host, port: endpoint.port, secure: endpoint.secure, target: uri, headers: headers,
+            address: endpoint.address, target: uri, headers: headers,
             maxMessageSize: maxMessageSize, trustRoots: trustRoots
         )
         let made = WebSocketClientChannel(configuration: configuration) { [weak self, version] event in

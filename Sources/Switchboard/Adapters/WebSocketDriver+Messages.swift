@@ -1,9 +1,9 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOWebSocket
-import SocketIO
-import SwitchboardCore
 public import SocketIOProtocol
+import SwitchboardCore
+import WebSocketClient
 
 extension WebSocketDriver {
     /// Sends an `event` envelope; returns once it is handed to the network.

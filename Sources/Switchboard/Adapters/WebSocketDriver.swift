@@ -1,11 +1,11 @@
-import SwitchboardCore
 public import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
-import SocketIO
 import SocketIOProtocol
+import SwitchboardCore
+import WebSocketClient
 
 /// A ``ConnectionDriver`` over one plain WebSocket, speaking the JSON `Envelope`: `send` is an
 /// `event` envelope, `request` a `request` envelope answered by a `reply` (or `error`) with the
@@ -204,15 +204,8 @@ public final class WebSocketDriver: ConnectionDriver {
     /// The channel configuration for ``url``, or ``WebSocketDriverError/invalidURL(_:)``.
     private func channelConfiguration() throws(WebSocketDriverError) -> WebSocketClientChannel.Configuration {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
+              let address = ServerAddress(components) else {
             throw .invalidURL(url.absoluteString)
-        }
-        let secure: Bool
-        switch scheme {
-        case "ws", "http": secure = false
-        case "wss", "https": secure = true
-        default: throw .invalidURL(url.absoluteString)
         }
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
@@ -220,7 +213,7 @@ public final class WebSocketDriver: ConnectionDriver {
         // The whole opening is bounded by `openTimeout`; the TCP connect gets a second more so
         // that a slow connect always ends as `openTimedOut`, never as a race between the two.
         return WebSocketClientChannel.Configuration(
-            host: host, port: components.port ?? (secure ? 443 : 80), secure: secure, target: target,
+            address: address, target: target,
             headers: options.headers.map { ($0.name, $0.value) }, maxMessageSize: options.maxMessageSize,
             trustRoots: options.trustRoots, connectTimeout: timeout + .seconds(1), openTimeout: timeout
         )

@@ -4,8 +4,8 @@ public import SocketIOProtocol
 /// A live connection as feature code sees it: no sockets, no protocol, just events and requests.
 ///
 /// Implementations: Socket.IO (``SocketIODriver``), plain WebSocket (``WebSocketDriver``) and an
-/// in-memory fake for tests (``InMemoryDriver``), all behind one state machine and one offline
-/// command queue. Get one from a ``ConnectionManager`` lease or a ``ConnectionBuilder``.
+/// in-memory fake for tests (`InMemoryDriver`, in `SwitchboardTesting`), all behind one state
+/// machine and one offline command queue. Get one from a ``ConnectionManager`` lease or a ``ConnectionBuilder``.
 ///
 /// Operations depend on ``state`` (see ``ConnectionState``): `send` and `request` made while not
 /// connected are queued and run first-in first-out once connected; in `released` every operation

@@ -48,10 +48,3 @@ public struct DriverConnectionFactory: ConnectionFactory {
         DriverConnection(configuration: configuration, driver: try makeDriver(configuration), clock: clock, logger: logger)
     }
 }
-
-extension ConnectionFactory where Self == DriverConnectionFactory {
-    /// Connections to `server`, in memory: for tests and previews.
-    public static func inMemory(_ server: InMemoryServer, clock: any Clock<Duration> = ContinuousClock()) -> DriverConnectionFactory {
-        DriverConnectionFactory(clock: clock) { _ in InMemoryDriver(server: server) }
-    }
-}

@@ -6,7 +6,7 @@ import SocketIOProtocol
 
 /// The one ``Connection`` implementation: the state machine, the offline command queue, the
 /// subscriptions and the request deadlines, over a ``ConnectionDriver`` that only moves messages
-/// (Socket.IO, plain WebSocket, or ``InMemoryDriver``).
+/// (Socket.IO, plain WebSocket, or `InMemoryDriver` from `SwitchboardTesting`).
 ///
 /// ```swift
 /// let connection = DriverConnection(

@@ -3,6 +3,7 @@ import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 @testable import Switchboard
+import SwitchboardTesting
 
 @Suite("Connection builder")
 struct ConnectionBuilderTests {

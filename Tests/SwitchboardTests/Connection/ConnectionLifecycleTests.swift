@@ -3,6 +3,7 @@ import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 @testable import Switchboard
+import SwitchboardTesting
 
 /// ``DriverConnection``'s states with a real (in-memory) transport under it.
 @Suite("Connection lifecycle")

@@ -3,6 +3,7 @@ import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 @testable import Switchboard
+import SwitchboardTesting
 
 /// The offline command queue of ``DriverConnection``, over the in-memory driver: no sockets,
 /// time on a ``ManualClock``.

@@ -3,6 +3,7 @@ import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 @testable import Switchboard
+import SwitchboardTesting
 
 /// The keeper at work on a pool of in-memory connections; its interval runs on a ``ManualClock``.
 @Suite("Connection keeper")

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 @testable import Switchboard
+import SwitchboardTesting
 
 /// The keeper's rules on their own: snapshots in, actions out.
 @Suite("Keeper rules")

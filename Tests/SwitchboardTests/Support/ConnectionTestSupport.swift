@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardTestSupport
 @testable import Switchboard
+import SwitchboardTesting
 
 let testURL = URL(string: "memory://server")!
 

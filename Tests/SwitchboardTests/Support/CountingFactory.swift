@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 @testable import Switchboard
+import SwitchboardTesting
 
 /// An in-memory factory that counts the connections it makes, and can be told to fail.
 final class CountingFactory: ConnectionFactory {

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
+import Switchboard
 
 /// A server that lives in memory, for tests of code that uses a ``Connection``: script replies to
 /// requests, push events, drop every connection, refuse or hold connects, and read what was sent.

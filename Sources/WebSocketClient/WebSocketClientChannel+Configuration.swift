@@ -5,12 +5,8 @@ package import SocketIOProtocol
 extension WebSocketClientChannel {
     /// Where to connect and how.
     package struct Configuration: Sendable {
-        /// The server's host name or IP address.
-        package var host: String
-        /// The server's TCP port.
-        package var port: Int
-        /// TLS (`wss`), verified against ``trustRoots``.
-        package var secure: Bool
+        /// The server: TLS (`wss`, verified against ``trustRoots``) or not, host and port.
+        package var address: ServerAddress
         /// The request target of the upgrade request: path and query (`/ws?token=…`).
         package var target: String
         /// Extra request headers, sent as given; no `Origin` unless listed here.
@@ -32,9 +28,7 @@ extension WebSocketClientChannel {
 
         /// A configuration with the engine's defaults: 20 s to connect, no bound on the rest.
         package init(
-            host: String,
-            port: Int,
-            secure: Bool,
+            address: ServerAddress,
             target: String,
             headers: [(String, String)] = [],
             maxMessageSize: Int,
@@ -43,9 +37,7 @@ extension WebSocketClientChannel {
             openTimeout: TimeAmount? = nil,
             group: (any EventLoopGroup)? = nil
         ) {
-            self.host = host
-            self.port = port
-            self.secure = secure
+            self.address = address
             self.target = target
             self.headers = headers
             self.maxMessageSize = maxMessageSize
@@ -53,20 +45,6 @@ extension WebSocketClientChannel {
             self.connectTimeout = connectTimeout
             self.openTimeout = openTimeout
             self.group = group ?? MultiThreadedEventLoopGroup.singleton
-        }
-
-        /// The `Host` header value.
-        var hostHeader: String {
-            let defaultPort = secure ? 443 : 80
-            let hostPart = host.contains(":") ? "[\(host)]" : host
-            return port == defaultPort ? hostPart : "\(hostPart):\(port)"
-        }
-
-        /// TLS sends no SNI for an IP address.
-        var serverHostname: String? {
-            let isIPAddress = host.contains(":")
-                || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
-            return isIPAddress ? nil : host
         }
     }
 

@@ -58,7 +58,7 @@ package final class WebSocketClientChannel: Sendable {
         let reporter = self.reporter
         let tls: NIOSSLContext?
         do {
-            tls = configuration.secure ? try NIOSSLContext(configuration: TLS.configuration(configuration.trustRoots)) : nil
+            tls = configuration.address.secure ? try NIOSSLContext(configuration: configuration.trustRoots.tlsConfiguration()) : nil
         } catch {
             reporter.end(.failed(.tlsSetup("\(error)")))
             return
@@ -79,7 +79,7 @@ package final class WebSocketClientChannel: Sendable {
                     try self.configurePipeline(of: channel, tls: tls)
                 }
             }
-        bootstrap.connect(host: configuration.host, port: configuration.port).whenComplete { [self] result in
+        bootstrap.connect(host: configuration.address.host, port: configuration.address.port).whenComplete { [self] result in
             switch result {
             case .success(let connected):
                 connected.closeFuture.whenComplete { [self] _ in
@@ -93,7 +93,7 @@ package final class WebSocketClientChannel: Sendable {
                 if closeNow { connected.close(promise: nil) }
             case .failure(let error):
                 cancelOpenTimeout()
-                reporter.end(.failed(.cannotConnect(host: configuration.host, port: configuration.port, "\(error)")))
+                reporter.end(.failed(.cannotConnect(host: configuration.address.host, port: configuration.address.port, "\(error)")))
             }
         }
     }
@@ -102,7 +102,7 @@ package final class WebSocketClientChannel: Sendable {
         let configuration = self.configuration
         if let tls {
             try channel.pipeline.syncOperations.addHandler(
-                try NIOSSLClientHandler(context: tls, serverHostname: configuration.serverHostname))
+                try NIOSSLClientHandler(context: tls, serverHostname: configuration.address.serverHostname))
         }
         let reporter = self.reporter
         let maxMessageSize = configuration.maxMessageSize
@@ -125,7 +125,7 @@ package final class WebSocketClientChannel: Sendable {
             }
         )
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: configuration.hostHeader)
+        headers.add(name: "Host", value: configuration.address.hostHeader)
         for (name, value) in configuration.headers { headers.add(name: name, value: value) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: configuration.target, headers: headers)
         let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Void>(

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
+public import Switchboard
 
 /// A ``ConnectionDriver`` whose server is an ``InMemoryServer``: the fake behind tests and
 /// previews, with the same connection, queue and state machine as the real technologies.
@@ -35,5 +36,12 @@ public final class InMemoryDriver: ConnectionDriver {
         let handler = try server.receive(InMemoryServer.Message(kind: .request, event: event, payload: payload), link: link)
         guard let handler else { return try await server.waitUnanswered(link: link) }
         return Response(values: [try await handler(payload)])
+    }
+}
+
+extension ConnectionFactory where Self == DriverConnectionFactory {
+    /// Connections to `server`, in memory: for tests and previews.
+    public static func inMemory(_ server: InMemoryServer, clock: any Clock<Duration> = ContinuousClock()) -> DriverConnectionFactory {
+        DriverConnectionFactory(clock: clock) { _ in InMemoryDriver(server: server) }
     }
 }
