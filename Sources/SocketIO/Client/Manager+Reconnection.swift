@@ -8,7 +8,7 @@ extension Manager {
         let random = configuration.jitter()
         let (action, sockets) = inner.withLockedValue { inner in
             let wanted = inner.sockets.values.contains { $0.isActive }
-            return (inner.reconnection.connectionLost(wantsConnection: wanted, random: random), Array(inner.sockets.values))
+            return (inner.machine.connectionLost(wantsConnection: wanted, random: random), Array(inner.sockets.values))
         }
         switch action {
         case .none:
@@ -40,7 +40,7 @@ extension Manager {
         }
         let stale = inner.withLockedValue { inner -> Task<Void, Never>? in
             // The app may have stopped the loop while the timer was being made.
-            guard inner.reconnection.state == .waiting(attempt: attempt) else { return timer }
+            guard inner.machine.reconnection.state == .waiting(attempt: attempt) else { return timer }
             inner.reconnectTimer = timer
             return nil
         }
@@ -48,9 +48,12 @@ extension Manager {
     }
 
     private func delayElapsed(attempt: Int) {
-        guard inner.withLockedValue({ $0.reconnection.delayElapsed(attempt: attempt) }) else { return }
+        let rememberUpgrade = configuration.rememberUpgrade
+        guard let action = inner.withLockedValue({
+            $0.machine.delayElapsed(attempt: attempt, rememberUpgrade: rememberUpgrade)
+        }) else { return }
         publish(.reconnectAttempt(attempt))
         logger.debug("reconnection attempt", metadata: ["socketio.attempt": "\(attempt)"])
-        openEngine()
+        perform(action)
     }
 }

@@ -56,9 +56,3 @@ struct BackoffTests {
         #expect(backoff.value.nextDelay(random: 0.3) == .seconds(5))
     }
 }
-
-/// Lets `#expect` call mutating members (its closure cannot mutate a captured `var`).
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}

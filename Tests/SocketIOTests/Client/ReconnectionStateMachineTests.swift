@@ -69,9 +69,3 @@ struct ReconnectionStateMachineTests {
         #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .schedule(delay: .seconds(1), attempt: 1))
     }
 }
-
-/// Lets `#expect` call mutating members (its closure cannot mutate a captured `var`).
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}

@@ -67,9 +67,3 @@ struct RetryQueueTests {
         #expect(queue.value.removeAll() == [second])
     }
 }
-
-/// Lets `#expect` call mutating members (its closure cannot mutate a captured `var`).
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}

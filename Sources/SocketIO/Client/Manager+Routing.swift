@@ -1,0 +1,44 @@
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+
+extension Manager {
+    /// Decodes a message of the current session and hands the packet to its namespace's socket.
+    /// A packet that does not decode closes the session (`parseError`), as socket.io does.
+    func receive(_ message: EnginePacket) {
+        let result: Result<(SocketPacket, Socket?)?, ProtocolError> = inner.withLockedValue { inner in
+            do throws(ProtocolError) {
+                let decoded: SocketPacket?
+                switch message {
+                case .message(let text): decoded = try inner.decoder.decode(text: text)
+                case .binaryMessage(let data): decoded = try inner.decoder.decode(binary: data)
+                case .open, .close, .ping, .pong, .upgrade, .noop: decoded = nil
+                }
+                guard let packet = decoded else { return .success(nil) }
+                return .success((packet, inner.sockets[Self.namespaceName(packet.namespace)]))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(nil):
+            return
+        case .success(let (packet, socket)?):
+            guard let socket else {
+                logger.debug("packet for a namespace without a socket", metadata: ["socketio.nsp": "\(packet.namespace)"])
+                return
+            }
+            socket.received(packet)
+        case .failure(let error):
+            logger.warning("closing: the server sent an invalid packet", metadata: ["socketio.error": "\(error)"])
+            let engine = inner.withLockedValue { $0.engine }
+            engine?.fail(.parseError(error.description))
+        }
+    }
+
+    /// The namespace without a v4 query string (`/admin?token=1` → `/admin`).
+    static func namespaceName(_ namespace: String) -> String {
+        guard let query = namespace.firstIndex(of: "?") else { return namespace }
+        return String(namespace[..<query])
+    }
+}
