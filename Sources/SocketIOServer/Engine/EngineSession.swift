@@ -84,14 +84,18 @@ final class EngineSession: Sendable {
     /// Queues frames for the client. Returns `false` when the session is closed or overflowed.
     @discardableResult
     func send(_ frames: [EngineFrame]) -> Bool {
-        let action: Machine.SendAction = inner.withLockedValue { inner in
+        let (action, written): (Machine.SendAction, Bool) = inner.withLockedValue { inner in
             let action = inner.machine.send(frames)
-            if case .write(let writer, let frames) = action { writer.send(frames) }
-            return action
+            if case .write(let writer, let frames) = action { return (action, writer.send(frames)) }
+            return (action, true)
         }
         switch action {
-        case .queued, .write:
+        case .queued:
             return true
+        case .write:
+            // A writer that overflowed or whose connection is gone refuses: the session hears
+            // of it from the writer (`webSocketEnded`), the caller at once.
+            return written
         case .respond(let waiter, let frames):
             waiter.resume(returning: .frames(frames))
             return true

@@ -41,8 +41,12 @@ struct ConnectCommand: AsyncParsableCommand {
             // Raw mode only now: a failure to connect leaves the terminal untouched.
             let interactive = Terminal.isInteractive && Terminal.enableRawMode()
             let console = ConsoleWriter(interactive: interactive)
+            let subscriptions = SessionSubscriptions(manager: manager, socket: socket)
             console.print(lines: SessionOutput.banner(manager: manager, socket: socket))
-            let watchers = SessionWatchers(incoming: incoming, manager: manager, socket: socket, console: console, pings: pings)
+            let watchers = SessionWatchers(
+                incoming: incoming, subscriptions: subscriptions,
+                manager: manager, socket: socket, console: console, pings: pings
+            )
 
             let (inputs, continuation) = AsyncStream<SessionInput>.makeStream()
             var resize: (any DispatchSourceSignal)?

@@ -15,6 +15,22 @@ struct IncomingEvents: Sendable {
     }
 }
 
+/// The socket's status changes and the manager's events, subscribed to before the banner is
+/// printed: an upgrade that finishes while it prints still gets its line (after it) rather
+/// than none.
+struct SessionSubscriptions: Sendable {
+    /// The status when subscribing (what the banner will say, or an earlier one).
+    let shown: SocketStatus
+    let statusChanges: AsyncStream<SocketStatus>
+    let managerEvents: AsyncStream<ManagerEvent>
+
+    init(manager: Manager, socket: Socket) {
+        shown = socket.status
+        statusChanges = socket.statusChanges
+        managerEvents = manager.events
+    }
+}
+
 /// Prints what arrives while `sio connect` runs: events (`←`), status changes and manager events
 /// (`·`), above the prompt.
 struct SessionWatchers {
@@ -24,16 +40,19 @@ struct SessionWatchers {
     private let printer: Task<Void, Never>
     private let others: [Task<Void, Never>]
 
-    init(incoming: IncomingEvents, manager: Manager, socket: Socket, console: ConsoleWriter, pings: Bool) {
+    init(
+        incoming: IncomingEvents, subscriptions: SessionSubscriptions,
+        manager: Manager, socket: Socket, console: ConsoleWriter, pings: Bool
+    ) {
         self.socket = socket
         self.manager = manager
         self.incoming = incoming
         printer = Task {
             for await event in incoming.stream { console.print(SessionOutput.incoming(event)) }
         }
-        let shown = socket.status  // what the banner said
-        let statusChanges = socket.statusChanges
-        let managerEvents = manager.events
+        let shown = subscriptions.shown
+        let statusChanges = subscriptions.statusChanges
+        let managerEvents = subscriptions.managerEvents
         others = [
             Task {
                 var previous = shown

@@ -34,6 +34,12 @@ struct ConnectPane: Sendable {
             do {
                 let connect = ConnectPane(pane: pane, server: server, historyFile: historyFile)
                 try await connect.waitForPrompt("")
+                // The session settles first: an upgrade line printed during the test would land
+                // between the lines a test expects to be adjacent. (An upgrade done before the
+                // banner prints no line: the banner names the transport.)
+                try await pane.waitForScreen("the session on WebSocket") { screen in
+                    screen.contains("· upgraded to websocket") || screen.contains(", websocket; type help")
+                }
                 try await body(connect)
                 await pane.kill()
             } catch {
