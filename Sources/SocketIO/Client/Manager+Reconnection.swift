@@ -20,6 +20,12 @@ extension Manager {
             logger.debug("reconnection attempt failed", metadata: ["socketio.attempt": "\(failed)", "socketio.reason": "\(reason)"])
             publish(.reconnectError("\(reason)"))
             scheduleAttempt(attempt, after: delay)
+        case .waitForNetwork(let failed):
+            if let failed {
+                logger.debug("reconnection attempt failed", metadata: ["socketio.attempt": "\(failed)", "socketio.reason": "\(reason)"])
+                publish(.reconnectError("\(reason)"))
+            }
+            logger.info("no network path: reconnecting when one is available")
         case .giveUp(let failed):
             if failed != nil { publish(.reconnectError("\(reason)")) }
             logger.warning("reconnection failed: attempts exhausted", metadata: ["socketio.attempts": "\(configuration.reconnectionAttempts ?? 0)"])

@@ -57,6 +57,7 @@ extension Manager {
             return true
         }
         guard current else { return }
+        watchNetworkIfNeeded()
         logger.debug("opening Engine.IO session", metadata: ["socketio.version": "\(version)"])
         engine.open()
     }
@@ -73,6 +74,7 @@ extension Manager {
             logger.info("connected", metadata: [
                 "socketio.sid": "\(sid)", "socketio.version": "\(version)", "socketio.transport": "\(transport)",
             ])
+            recordRoute(of: session)
             publish(.open)
             if let attempt = reconnected {
                 logger.info("reconnected", metadata: ["socketio.attempt": "\(attempt)"])

@@ -38,6 +38,14 @@ public final class Manager: Sendable {
         var machine: ManagerStateMachine
         /// The timer of the reconnection delay running now.
         var reconnectTimer: Task<Void, Never>?
+        /// Follows ``Configuration/networkMonitor`` while a connection is wanted.
+        var networkWatch: Task<Void, Never>?
+        /// The last path reported, to act on changes only.
+        var lastPath: NetworkPath?
+        /// The local address the open session's route leaves from (see ``RouteProbe``).
+        var sourceAddress: (session: Int, address: String?)?
+        /// The grace period of a suspension.
+        var suspendTimer: Task<Void, Never>?
     }
 
     let inner: NIOLockedValueBox<Inner>
@@ -73,6 +81,7 @@ public final class Manager: Sendable {
 
     deinit {
         Self.live.remove(ObjectIdentifier(self))
+        inner.withLockedValue { $0.networkWatch?.cancel() }
     }
 
     /// The socket for `namespace`, made on first use; the same instance afterwards.
@@ -178,11 +187,17 @@ public final class Manager: Sendable {
     /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
     /// so the manager's `close` event is published here.
     private func closeEngine() {
-        let (engine, action, timer) = inner.withLockedValue { inner in
-            defer { inner.engine = nil; inner.reconnectTimer = nil }
-            return (inner.engine, inner.machine.close(), inner.reconnectTimer)
+        let (engine, action, timers) = inner.withLockedValue { inner in
+            defer {
+                inner.engine = nil
+                inner.reconnectTimer = nil
+                inner.networkWatch = nil
+                inner.suspendTimer = nil
+                inner.lastPath = nil
+            }
+            return (inner.engine, inner.machine.close(), [inner.reconnectTimer, inner.networkWatch, inner.suspendTimer])
         }
-        timer?.cancel()
+        for timer in timers { timer?.cancel() }
         engine?.close()
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.ioClientDisconnect)) }

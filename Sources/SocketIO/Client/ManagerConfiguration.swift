@@ -60,6 +60,11 @@ extension Manager {
         public var handlerExecutor: HandlerExecutor?
         /// The clock for timers (heartbeat, timeouts); inject a test clock in tests.
         public var clock: any Clock<Duration> = ContinuousClock()
+        /// Watches the network path, so a connection whose route moved (Wi-Fi → cellular, an
+        /// address replaced) is noticed in a moment instead of at the heartbeat's timeout, and no
+        /// reconnection attempt is spent while there is no path. The platform's monitor by
+        /// default; `nil` turns it off (the heartbeat alone then finds dead links).
+        public var networkMonitor: (any NetworkMonitor)? = NetworkMonitors.system
         /// Where the manager logs; silent unless the app passes its own logger.
         public var logger = Logger.disabled("switchboard.socketio")
 

@@ -26,6 +26,11 @@ struct ManagerStateMachine: Sendable {
     /// Whether the last session ran on WebSocket (for `rememberUpgrade`).
     private(set) var lastSessionUpgraded = false
     private(set) var reconnection: ReconnectionStateMachine
+    /// Where the app's lifecycle has the manager (``Manager/suspend(after:)``).
+    private(set) var lifecycle: Lifecycle = .active
+    private var suspensions = 0
+    /// The session was closed because the network path moved: reconnect without a delay.
+    private var reconnectImmediately = false
     /// The revision tried first, and whether `.auto` lets a refused v4 retry as v3.
     private let firstVersion: EngineIOVersion
     private let retriesAsV3: Bool
@@ -68,6 +73,8 @@ struct ManagerStateMachine: Sendable {
 
     /// A socket wants a connection.
     mutating func open(rememberUpgrade: Bool) -> OpenAction {
+        // Suspended: the session opens on resume (emits meanwhile wait in the sockets' buffers).
+        if lifecycle == .suspended { return .wait }
         switch session {
         case .open(_, let sid): return .joinOpen(version.socketIOVersion, sid: sid)
         case .opening: return .wait
@@ -155,7 +162,80 @@ struct ManagerStateMachine: Sendable {
 
     /// After ``ClosedAction/lost(wasOpen:)``: start, continue or give up the reconnection loop.
     mutating func connectionLost(wantsConnection: Bool, random: Double) -> ReconnectionStateMachine.LossAction {
-        reconnection.connectionLost(wantsConnection: wantsConnection, random: random)
+        defer { reconnectImmediately = false }
+        guard lifecycle != .suspended else { return .none }
+        return reconnection.connectionLost(wantsConnection: wantsConnection, random: random, immediately: reconnectImmediately)
+    }
+
+    // MARK: - The network path
+
+    enum NetworkAction: Sendable, Equatable {
+        /// Check that session `session` still has the route it was made on.
+        case checkRoute(session: Int)
+        /// A reconnection attempt was waiting (for its delay or for a path): make it now.
+        case attemptNow(attempt: Int, OpenAction)
+        case none
+    }
+
+    /// The network path changed (or was first reported).
+    mutating func networkChanged(available: Bool, rememberUpgrade: Bool) -> NetworkAction {
+        let attempt = reconnection.networkChanged(available: available)
+        guard available, lifecycle != .suspended else { return .none }
+        if let attempt {
+            guard case .idle = session else { return .none }
+            return .attemptNow(attempt: attempt, start(rememberUpgrade: rememberUpgrade))
+        }
+        if case .open(let id, _) = session { return .checkRoute(session: id) }
+        return .none
+    }
+
+    /// Session `id`'s route moved: it is being closed, and the reconnection that follows goes at
+    /// once. Returns whether `id` is current.
+    mutating func routeChanged(_ id: Int) -> Bool {
+        guard isCurrent(id) else { return false }
+        reconnectImmediately = true
+        return true
+    }
+
+    // MARK: - The app's lifecycle
+
+    enum Lifecycle: Sendable, Equatable {
+        case active
+        /// Suspended by the app; the session closes when grace period `token` ends.
+        case suspending(token: Int)
+        /// The session is closed (kept for recovery on the server) until the app resumes.
+        case suspended
+    }
+
+    /// The app went to the background: returns the token of the grace period to wait out.
+    mutating func suspend() -> Int {
+        if case .suspending(let token) = lifecycle { return token }
+        suspensions += 1
+        if lifecycle == .active { lifecycle = .suspending(token: suspensions) }
+        return suspensions
+    }
+
+    /// Grace period `token` ended: close the session (the sockets stay wanted, without
+    /// reconnecting). Nil when the app resumed meanwhile.
+    mutating func graceElapsed(_ token: Int) -> CloseAction? {
+        guard lifecycle == .suspending(token: token) else { return nil }
+        lifecycle = .suspended
+        reconnection.stop()
+        defer { session = .idle }
+        switch session {
+        case .idle: return CloseAction.none
+        case .opening: return .close(wasOpen: false)
+        case .open: return .close(wasOpen: true)
+        }
+    }
+
+    /// The app came back: reconnect at once when the session was closed for the suspension and
+    /// a socket wants it (then they recover their sessions).
+    mutating func resume(wantsConnection: Bool, rememberUpgrade: Bool) -> OpenAction? {
+        let wasSuspended = lifecycle == .suspended
+        lifecycle = .active
+        guard wasSuspended, wantsConnection, case .idle = session else { return nil }
+        return start(rememberUpgrade: rememberUpgrade)
     }
 
     // MARK: - The app
@@ -170,6 +250,7 @@ struct ManagerStateMachine: Sendable {
     /// The app closed the connection, or no socket wants one any more.
     mutating func close() -> CloseAction {
         reconnection.stop()
+        lifecycle = .active
         defer { session = .idle }
         switch session {
         case .idle: return .none

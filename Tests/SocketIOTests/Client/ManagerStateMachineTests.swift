@@ -124,3 +124,89 @@ struct ManagerStateMachineTests {
                 "a session that stayed on polling is not remembered as upgraded")
     }
 }
+
+/// The network path and the app's lifecycle, input by input.
+@Suite("Manager state machine: network and lifecycle")
+struct ManagerNetworkLifecycleTests {
+    @Test func withoutAPathNoAttemptIsSpentAndItsReturnStartsOneAtOnce() {
+        let machine = Box(ManagerStateMachineTests.machine())
+        _ = machine.value.open(rememberUpgrade: false)
+        _ = machine.value.opened(1, sid: "a", transport: .polling)
+        #expect(machine.value.networkChanged(available: false, rememberUpgrade: false) == .none)
+        _ = machine.value.closed(1, reason: .transportClose)
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .waitForNetwork(failedAttempt: nil))
+        #expect(machine.value.open(rememberUpgrade: false) == .wait, "a socket connecting meanwhile waits too")
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false)
+                == .attemptNow(attempt: 1, .start(session: 2, version: .v4, websocketOnly: false)))
+        // The attempt fails while the path is gone again: it waits, with no delay and no count.
+        _ = machine.value.networkChanged(available: false, rememberUpgrade: false)
+        _ = machine.value.closed(2, reason: .transportError("unreachable"))
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .waitForNetwork(failedAttempt: 1))
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false)
+                == .attemptNow(attempt: 2, .start(session: 3, version: .v4, websocketOnly: false)))
+        #expect(machine.value.opened(3, sid: "b", transport: .polling) == .announce(.v5, sid: "b", reconnected: 2))
+    }
+
+    @Test func aDelayThatEndsWithoutAPathWaitsForItAndAPathCutsADelayShort() {
+        let machine = Box(ManagerStateMachineTests.machine())
+        _ = machine.value.open(rememberUpgrade: false)
+        _ = machine.value.closed(1, reason: .transportError("refused"))
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .schedule(delay: .seconds(1), attempt: 1))
+        _ = machine.value.networkChanged(available: false, rememberUpgrade: false)
+        #expect(machine.value.delayElapsed(attempt: 1, rememberUpgrade: false) == nil, "no path: the attempt waits")
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false)
+                == .attemptNow(attempt: 1, .start(session: 2, version: .v4, websocketOnly: false)))
+        // A path change during a delay starts its attempt without waiting the delay out.
+        _ = machine.value.closed(2, reason: .transportError("refused"))
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0)
+                == .retry(failedAttempt: 1, delay: .seconds(2), attempt: 2))
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false)
+                == .attemptNow(attempt: 2, .start(session: 3, version: .v4, websocketOnly: false)))
+        #expect(machine.value.delayElapsed(attempt: 2, rememberUpgrade: false) == nil, "the delay's own timer is stale")
+    }
+
+    @Test func aPathChangeChecksAnOpenSessionsRouteAndAMovedRouteReconnectsAtOnce() {
+        let machine = Box(ManagerStateMachineTests.machine())
+        _ = machine.value.open(rememberUpgrade: false)
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false) == .none, "opening: nothing to check")
+        _ = machine.value.opened(1, sid: "a", transport: .websocket)
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false) == .checkRoute(session: 1))
+        #expect(machine.value.routeChanged(2) == false, "not the current session")
+        #expect(machine.value.routeChanged(1) == true)
+        _ = machine.value.closed(1, reason: .transportError("the network path changed"))
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .schedule(delay: .zero, attempt: 1))
+        // Only that once: the next loss waits its delay again.
+        #expect(machine.value.delayElapsed(attempt: 1, rememberUpgrade: false) == .start(session: 2, version: .v4, websocketOnly: false))
+        _ = machine.value.closed(2, reason: .transportError("refused"))
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0)
+                == .retry(failedAttempt: 1, delay: .seconds(2), attempt: 2))
+    }
+
+    @Test func suspendClosesAfterTheGraceUnlessResumedAndResumeReopens() {
+        let machine = Box(ManagerStateMachineTests.machine())
+        _ = machine.value.open(rememberUpgrade: false)
+        _ = machine.value.opened(1, sid: "a", transport: .websocket)
+        let first = machine.value.suspend()
+        #expect(machine.value.resume(wantsConnection: true, rememberUpgrade: false) == nil, "within the grace: kept")
+        #expect(machine.value.graceElapsed(first) == nil, "the resumed suspension's timer is stale")
+        #expect(machine.value.isOpen)
+
+        let second = machine.value.suspend()
+        #expect(machine.value.graceElapsed(second) == .close(wasOpen: true))
+        #expect(machine.value.lifecycle == .suspended && !machine.value.hasSession)
+        #expect(machine.value.open(rememberUpgrade: false) == .wait, "no session while suspended")
+        #expect(machine.value.connectionLost(wantsConnection: true, random: 0) == .none, "no reconnection either")
+        #expect(machine.value.networkChanged(available: true, rememberUpgrade: false) == .none)
+        #expect(machine.value.resume(wantsConnection: true, rememberUpgrade: false)
+                == .start(session: 2, version: .v4, websocketOnly: false))
+        #expect(machine.value.lifecycle == .active)
+    }
+
+    @Test func resumingWithNobodyWantingAConnectionOpensNothing() {
+        let machine = Box(ManagerStateMachineTests.machine())
+        let token = machine.value.suspend()
+        #expect(machine.value.graceElapsed(token) == ManagerStateMachine.CloseAction.none)
+        #expect(machine.value.resume(wantsConnection: false, rememberUpgrade: false) == nil)
+        #expect(machine.value.open(rememberUpgrade: false) == .start(session: 1, version: .v4, websocketOnly: false))
+    }
+}

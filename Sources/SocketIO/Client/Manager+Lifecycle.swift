@@ -1,0 +1,71 @@
+import Logging
+import NIOConcurrencyHelpers
+
+extension Manager {
+    /// The app is going to the background: after `grace` (on the configured clock) the
+    /// connection closes cleanly, without leaving the namespaces, so a server with connection
+    /// state recovery keeps each socket's session. Meanwhile and until ``resume()``, the sockets
+    /// stay wanted: emits wait in their buffers, and no reconnection is attempted.
+    ///
+    /// A ``resume()`` within the grace keeps the connection as it is.
+    public func suspend(after grace: Duration = .zero) {
+        let token = inner.withLockedValue { $0.machine.suspend() }
+        logger.debug("suspending", metadata: ["socketio.grace": "\(grace)"])
+        guard grace > .zero else {
+            graceElapsed(token)
+            return
+        }
+        let clock = configuration.clock
+        let timer = Task { [weak self] in
+            do {
+                try await clock.sleep(for: grace)
+            } catch {
+                return
+            }
+            self?.graceElapsed(token)
+        }
+        let previous = inner.withLockedValue { inner in
+            defer { inner.suspendTimer = timer }
+            return inner.suspendTimer
+        }
+        previous?.cancel()
+    }
+
+    /// The app is back: reconnects at once if ``suspend(after:)`` closed the connection (the
+    /// sockets recover their sessions where the server allows, and send what they buffered).
+    public func resume() {
+        let rememberUpgrade = configuration.rememberUpgrade
+        let (action, timer) = inner.withLockedValue { inner in
+            defer { inner.suspendTimer = nil }
+            let wanted = inner.sockets.values.contains { $0.isActive }
+            return (inner.machine.resume(wantsConnection: wanted, rememberUpgrade: rememberUpgrade), inner.suspendTimer)
+        }
+        timer?.cancel()
+        guard let action else { return }
+        logger.debug("resuming: reconnecting")
+        perform(action)
+    }
+
+    /// Whether the manager is suspended (its grace over, the connection closed until resumed).
+    public var isSuspended: Bool {
+        inner.withLockedValue { $0.machine.lifecycle == .suspended }
+    }
+
+    private func graceElapsed(_ token: Int) {
+        let (action, engine, timer) = inner.withLockedValue { inner in
+            guard let action = inner.machine.graceElapsed(token) else {
+                return (ManagerStateMachine.CloseAction?.none, Engine?.none, Task<Void, Never>?.none)
+            }
+            defer { inner.engine = nil; inner.reconnectTimer = nil }
+            return (action, inner.engine, inner.reconnectTimer)
+        }
+        timer?.cancel()
+        guard let action else { return }
+        logger.info("suspended: connection closed until resumed")
+        engine?.close()
+        guard case .close(let wasOpen) = action else { return }
+        if wasOpen { publish(.close(.transportClose)) }
+        let sockets = inner.withLockedValue { Array($0.sockets.values) }
+        for socket in sockets { socket.engineClosed(.transportClose) }
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Network)
+// Apple platforms only: this file cannot be compiled on the Linux machine the project is built
+// and tested on, so it stays thin and mechanical (NWPathMonitor's path mapped to NetworkPath).
+import Network
+import NIOConcurrencyHelpers
+import SwitchboardCore
+import Dispatch
+
+/// `NWPathMonitor` as a ``NetworkMonitor``, shared by every manager of the process.
+final class AppleNetworkMonitor: NetworkMonitor {
+    static let shared = AppleNetworkMonitor()
+
+    struct State: Sendable {
+        var path: NetworkPath?
+        var observers = ObserverSet<NetworkPath>()
+    }
+
+    let state = NIOLockedValueBox(State())
+    private let monitor = NWPathMonitor()
+
+    private init() {
+        monitor.pathUpdateHandler = { [state] nwPath in
+            let path = Self.path(nwPath)
+            state.withLockedValue { state in
+                guard state.path != path else { return }
+                state.path = path
+                state.observers.yield(path)
+            }
+        }
+        monitor.start(queue: DispatchQueue(label: "switchboard.network-monitor"))
+    }
+
+    func paths() -> AsyncStream<NetworkPath> {
+        observerStream(of: self, \.state, \.observers, initial: { $0.path })
+    }
+
+    static func path(_ path: NWPath) -> NetworkPath {
+        let interfaces = path.availableInterfaces.map { interface in
+            NetworkPath.Interface(name: interface.name, kind: kind(interface.type))
+        }
+        return NetworkPath(
+            status: path.status == .satisfied ? .satisfied : .unsatisfied,
+            interfaces: interfaces.sorted { $0.name < $1.name },
+            isExpensive: path.isExpensive,
+            isConstrained: path.isConstrained
+        )
+    }
+
+    static func kind(_ type: NWInterface.InterfaceType) -> NetworkPath.InterfaceKind {
+        switch type {
+        case .wifi: .wifi
+        case .cellular: .cellular
+        case .wiredEthernet: .wiredEthernet
+        case .loopback: .loopback
+        default: .other
+        }
+    }
+}
+#endif
