@@ -270,6 +270,7 @@ let package = Package(
             name: "SioTests",
             dependencies: [
                 "SioInteractive",
+                "SocketIO",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",
                 "SocketIOProtocol",

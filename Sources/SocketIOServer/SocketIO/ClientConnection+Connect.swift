@@ -59,6 +59,17 @@ extension ClientConnection {
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
     ) async -> Bool {
+        if let stale = namespace.connectedSocket(pid: pid), stale.client !== self {
+            // The client is back on a new connection while its old one still looks open: a link
+            // that died without a word (its address vanished, a NAT forgot it), which the
+            // heartbeat would notice only in pingInterval + pingTimeout. The private id proves
+            // it is the same client: the old connection is taken as lost (recoverable), and the
+            // session recovered now. (socket.io's server starts a new session instead.)
+            session.logger.debug("recovering a session whose old connection still looks open: closing that one",
+                                 metadata: ["socketio.nsp": "\(namespace.name)"])
+            stale.finish(.transportClose)
+            stale.client.session.close(.transportClose)
+        }
         guard let restorable = namespace.takeRestorable(pid: pid) else { return false }
         let reply = EngineFrame.frames(of: Self.connectReply(namespace.name, id: restorable.id, pid: pid))
         guard restorable.outbox.restore(on: session, after: offset, reply: reply) else {

@@ -84,6 +84,16 @@ extension Namespace {
         }
     }
 
+    /// The socket with private id `pid` that is still connected, if any.
+    func connectedSocket(pid: String) -> ServerSocket? {
+        state.withLockedValue { state in
+            for member in state.members.values {
+                if case .connected(let socket) = member.presence, socket.pid == pid { return socket }
+            }
+            return nil
+        }
+    }
+
     /// Takes the kept session of `pid` for a recovering client, unless it expired.
     func takeRestorable(pid: String) -> Restorable? {
         guard let recovery = environment.configuration.recovery else { return nil }

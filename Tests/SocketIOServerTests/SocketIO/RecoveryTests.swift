@@ -107,6 +107,45 @@ struct RecoveryTests {
         }
     }
 
+    /// A link that died silently (the client's address vanished): the server still holds the
+    /// old connection when the client comes back on a new one. The private id proves who it is,
+    /// so the old connection is taken as lost and the session recovered at once.
+    @Test("a client recovering while its old connection still looks open takes its session over")
+    func takeover() async throws {
+        try await DemoServer.with({ $0.recovery = .enabled() }, setup: { server in
+            server.namespace("/news").onConnection { _ in }
+        }) { demo in
+            let news = demo.server.namespace("/news")
+            let first = try await EngineWebSocket.open(port: demo.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            news.emit("tick", 1)
+            let tick1 = try Self.event(try await first.next())
+
+            // The old connection stays open (nothing told the server); the client stops reading
+            // it and comes back on a new one.
+            first.socket.connection.pauseReading()
+            news.emit("tick", 2)
+            let second = try await EngineWebSocket.open(port: demo.port)
+            try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+            let tick2 = try Self.event(try await second.next("the event the old connection got but the client never read"))
+            #expect(tick2.items == ["tick", 2])
+            let recoveredReply = try await second.next("the CONNECT reply")
+            #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            let socket = try #require(news.socket(id: sid))
+            #expect(socket.recovered)
+            first.socket.connection.resumeReading()
+            try await first.socket.waitForClose()
+
+            // Exactly once from here: the next event reaches the new connection only.
+            news.emit("tick", 3)
+            let tick3 = try Self.event(try await second.next())
+            #expect(tick3.items == ["tick", 3])
+            second.socket.drop()
+        }
+    }
+
     @Test("an unknown pid or offset gets a fresh session (socket.io's own test)")
     func unknownSession() async throws {
         try await DemoServer.with({ $0.recovery = .enabled() }, setup: { server in
