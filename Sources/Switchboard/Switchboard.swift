@@ -7,3 +7,7 @@
 @_exported public import enum SocketIOProtocol.JSONValue
 @_exported public import struct SocketIOProtocol.JSONObject
 @_exported public import enum SocketIOProtocol.TrustRoots
+@_exported public import protocol SocketIO.NetworkMonitor
+@_exported public import struct SocketIO.NetworkPath
+@_exported public import enum SocketIO.NetworkMonitors
+@_exported public import class SocketIO.ManualNetworkMonitor

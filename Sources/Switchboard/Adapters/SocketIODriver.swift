@@ -113,12 +113,22 @@ public final class SocketIODriver: ConnectionDriver {
 
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         state.withLockedValue { $0.onEvent = onEvent }
+        // After a suspension the manager opens again only when told (it reconnects at once).
+        manager.resume()
         do {
             try await socket.connect()
         } catch {
             state.withLockedValue { $0.onEvent = nil }
             throw ConnectionError.connectFailed(error.description)
         }
+    }
+
+    /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:
+    /// the server keeps the session for recovery. On a session shared with other namespaces
+    /// (``ConnectionFactory/socketIO``), those are suspended with it.
+    public func suspend() async {
+        state.withLockedValue { $0.onEvent = nil }
+        manager.suspend()
     }
 
     public func close() async {

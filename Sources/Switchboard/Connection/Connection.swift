@@ -24,6 +24,10 @@ public protocol Connection: AnyObject, Sendable {
     func connect() async throws
     /// Closes the connection (→ `disconnected`); queued commands stay queued.
     func disconnect() async throws
+    /// Closes the connection the way a lost connection closes (→ `disconnected`): a server with
+    /// session recovery keeps the session, so the next ``connect()`` gets what was sent meanwhile
+    /// (``recovered``). For an app going to the background; queued commands stay queued.
+    func suspend() async throws
     /// Ends the connection for good (`disconnected` → `released`; from any other state it throws
     /// ``ConnectionError/illegalTransition(from:to:)``). Every queued command fails with
     /// ``ConnectionError/released``. Pooled connections are released by the ``ConnectionKeeper``.
@@ -72,6 +76,11 @@ public struct Response: Sendable, Hashable {
 }
 
 extension Connection {
+    /// A connection without session recovery suspends by disconnecting.
+    public func suspend() async throws {
+        try await disconnect()
+    }
+
     /// `nil`: a connection that does not track session recovery.
     public var recovered: Bool? { nil }
 

@@ -16,6 +16,9 @@ public protocol ConnectionDriver: Sendable {
     /// Closes the transport; in-flight requests fail. Also called when the transport is already
     /// closed (then it only frees what is left).
     func close() async
+    /// Closes the transport the way a lost connection closes, so a server with session recovery
+    /// keeps the session for the next ``open(onEvent:)``. The default is ``close()``.
+    func suspend() async
     /// Writes one event now, or throws ``DriverError/notConnected`` when the transport is down
     /// (nothing written): a driver never queues, the connection above it does.
     func send(_ event: String, _ payload: JSONValue) async throws
@@ -30,6 +33,10 @@ public protocol ConnectionDriver: Sendable {
 
 extension ConnectionDriver {
     public var recovered: Bool? { nil }
+
+    public func suspend() async {
+        await close()
+    }
 }
 
 /// What a driver reports to its connection.

@@ -5,6 +5,14 @@ import SocketIOProtocol
 
 extension DriverConnection {
     public func disconnect() async throws {
+        try await disconnect(keepingSession: false)
+    }
+
+    public func suspend() async throws {
+        try await disconnect(keepingSession: true)
+    }
+
+    private func disconnect(keepingSession: Bool) async throws {
         let result = transition { inner -> Result<Disconnecting, ConnectionError> in
             do throws(ConnectionError) {
                 switch try inner.machine.disconnect() {
@@ -14,7 +22,10 @@ extension DriverConnection {
                     let waiters = abandoned.map { inner.takeConnectWaiters(for: $0) } ?? []
                     if let open = inner.openTask, open.attempt == abandoned { open.task.cancel() }
                     inner.openTask = nil
-                    return .success(Disconnecting(waiters: waiters, requests: inner.takeInFlightRequests(), close: chainClose(&inner)))
+                    return .success(Disconnecting(
+                        waiters: waiters, requests: inner.takeInFlightRequests(),
+                        close: chainClose(&inner, keepingSession: keepingSession)
+                    ))
                 }
             } catch {
                 return .failure(error)
@@ -24,7 +35,7 @@ extension DriverConnection {
         for waiter in disconnecting.waiters {
             waiter.resume(throwing: ConnectionError.connectFailed("disconnected before the connection opened"))
         }
-        fail(disconnecting.requests, with: .connectionLost("the app disconnected"))
+        fail(disconnecting.requests, with: .connectionLost(keepingSession ? "the app suspended the connection" : "the app disconnected"))
         await disconnecting.close?.value
     }
 
@@ -66,12 +77,16 @@ extension DriverConnection {
     }
 
     /// Closes the driver after every earlier driver operation finished.
-    private func chainClose(_ inner: inout Inner) -> Task<Void, Never> {
+    private func chainClose(_ inner: inout Inner, keepingSession: Bool = false) -> Task<Void, Never> {
         let previous = inner.driverTail
         let driver = self.driver
         let task = Task {
             await previous?.value
-            await driver.close()
+            if keepingSession {
+                await driver.suspend()
+            } else {
+                await driver.close()
+            }
         }
         inner.driverTail = task
         return task

@@ -8,6 +8,8 @@ import NIOConcurrencyHelpers
 /// that returns an action wins, and the keeper carries it out.
 ///
 /// Default rules (``defaultRules``), in order:
+/// 0. ``SuspendedAppRule``: the app suspended past its grace → occupied connections suspended
+///    (their sessions kept for recovery) and not reconnected until it resumes;
 /// 1. ``ReconnectOccupiedRule``: occupied and `disconnected` → reconnect (`reconnecting`);
 /// 2. ``DisconnectUnoccupiedRule``: not occupied and `connected` → disconnect;
 /// 3. ``ReleaseUnoccupiedRule``: not occupied and `disconnected` → release, and out of the pool.
@@ -30,7 +32,7 @@ import NIOConcurrencyHelpers
 public final class ConnectionKeeper: Sendable {
     /// The rules the default ``ConnectionManager`` uses, in order.
     public static var defaultRules: [any ConnectionRule] {
-        [ReconnectOccupiedRule(), DisconnectUnoccupiedRule(), ReleaseUnoccupiedRule()]
+        [SuspendedAppRule(), ReconnectOccupiedRule(), DisconnectUnoccupiedRule(), ReleaseUnoccupiedRule()]
     }
 
     /// The chain, first rule first.
@@ -115,7 +117,8 @@ public final class ConnectionKeeper: Sendable {
         await scan(.manual)
     }
 
-    /// A lease was taken or given back: scan soon (one scan for a burst of changes).
+    /// A lease was taken or given back (or the app's lifecycle or the network path changed):
+    /// scan soon (one scan for a burst of changes).
     func leaseChanged() {
         guard state.withLockedValue({ $0.machine.requestScan() }) else { return }
         Task { await self.scan(.leaseChanged) }
@@ -181,6 +184,8 @@ public final class ConnectionKeeper: Sendable {
                 try await connection.connect()
             case .disconnect:
                 try await connection.disconnect()
+            case .suspend:
+                try await connection.suspend()
             case .release:
                 guard pool.removeIfUnoccupied(connection.id) else {
                     publish(.acted(connection.id, action: action.name, from: snapshot.state, failure: "leased again; kept"))

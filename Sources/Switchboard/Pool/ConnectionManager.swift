@@ -1,6 +1,9 @@
 import SwitchboardCore
 public import Foundation
 public import Logging
+import NIOConcurrencyHelpers
+public import protocol SocketIO.NetworkMonitor
+public import enum SocketIO.NetworkMonitors
 
 /// Where feature code gets its connections: ``lease(_:)`` returns a ``ConnectionLease`` on the
 /// pooled connection for a configuration (made on first use, shared afterwards), and a
@@ -39,11 +42,21 @@ public final class ConnectionManager: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         rules: [any ConnectionRule] = ConnectionKeeper.defaultRules,
         scanInterval: Duration = .seconds(2),
+        networkMonitor: (any NetworkMonitor)? = NetworkMonitors.system,
         logger: Logger? = nil
     ) {
         let logger = logger ?? .disabled("switchboard.manager")
         self.pool = ConnectionPool(factory: factory, clock: clock)
         self.keeper = ConnectionKeeper(pool: pool, rules: rules, scanInterval: scanInterval, clock: clock, logger: logger)
+        self.networkMonitor = networkMonitor
+    }
+
+    /// The network monitor the keeper follows (``init(factory:clock:rules:scanInterval:networkMonitor:logger:)``).
+    let networkMonitor: (any NetworkMonitor)?
+    let networkWatch = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    deinit {
+        networkWatch.withLockedValue { $0?.cancel() }
     }
 
     /// A lease on the pooled connection for `configuration`. The keeper connects it (it need
@@ -53,6 +66,18 @@ public final class ConnectionManager: Sendable {
     public func lease(_ configuration: ConnectionConfiguration) async throws -> ConnectionLease {
         let connection = try await pool.checkOut(configuration, leasing: true)
         keeper.start()
+        if let networkMonitor {
+            let watch = networkWatch.withLockedValue { watch -> Bool in watch == nil }
+            if watch {
+                let task = watchNetwork(networkMonitor)
+                let redundant = networkWatch.withLockedValue { current -> Bool in
+                    guard current == nil else { return true }
+                    current = task
+                    return false
+                }
+                if redundant { task.cancel() }
+            }
+        }
         let pool = self.pool, keeper = self.keeper
         let lease = ConnectionLease(connection: connection, configuration: configuration) { [id = connection.id] in
             pool.checkIn(id)
@@ -72,6 +97,10 @@ public final class ConnectionManager: Sendable {
     /// connection. Use it before a process or test ends.
     public func shutdown() async {
         keeper.stop()
+        networkWatch.withLockedValue { watch in
+            watch?.cancel()
+            watch = nil
+        }
         for snapshot in pool.snapshots() {
             let connection = snapshot.connection
             try? await connection.disconnect()

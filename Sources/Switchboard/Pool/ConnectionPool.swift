@@ -18,6 +18,8 @@ public final class ConnectionPool: Sendable {
     let factory: any ConnectionFactory
     let clock: any Clock<Duration>
     private let slots = NIOLockedValueBox(Slots())
+    /// When the app was suspended and its grace, while it is.
+    private let suspension = NIOLockedValueBox<(since: Timeline, grace: Duration)?>(nil)
 
     /// A pool whose connections `factory` makes; `clock` measures how long one is idle.
     public init(factory: any ConnectionFactory, clock: any Clock<Duration> = ContinuousClock()) {
@@ -173,7 +175,7 @@ public final class ConnectionPool: Sendable {
                 return nil
             }
         }
-        return entries.map(ConnectionSnapshot.init(entry:))
+        return entries.map { ConnectionSnapshot(entry: $0) { self.appLifecycle } }
     }
 
     /// `connection`'s snapshot now, if it is in the pool.
@@ -182,7 +184,26 @@ public final class ConnectionPool: Sendable {
             guard let configuration = slots.byID[connection], case .ready(let entry) = slots.byConfiguration[configuration] else { return nil }
             return entry
         }
-        return entry.map(ConnectionSnapshot.init(entry:))
+        return entry.map { ConnectionSnapshot(entry: $0) { self.appLifecycle } }
+    }
+
+    // MARK: - The app's lifecycle
+
+    /// Where the app's lifecycle is now.
+    var appLifecycle: AppLifecycle {
+        guard let suspension = suspension.withLockedValue({ $0 }) else { return .active }
+        return suspension.since.now() >= suspension.grace ? .suspended : .suspending
+    }
+
+    /// The app was suspended (its grace counts from the first call).
+    func suspend(grace: Duration) {
+        let clock = self.clock
+        suspension.withLockedValue { $0 = $0 ?? (Timeline(clock), grace) }
+    }
+
+    /// The app is active again.
+    func resume() {
+        suspension.withLockedValue { $0 = nil }
     }
 
     /// Takes `connection` out of the pool whatever its leases (shutdown).

@@ -28,6 +28,9 @@ public enum KeeperAction: Sendable {
     case connect
     /// Close it (→ `disconnected`); queued commands stay queued.
     case disconnect
+    /// Close it as a lost connection would close (→ `disconnected`), so a server with session
+    /// recovery keeps the session for the next connect (``Connection/suspend()``).
+    case suspend
     /// Take it out of the pool and release it (only from `disconnected`); its queued commands fail.
     case release
     /// Anything else, named for the keeper's events and logs.
@@ -39,6 +42,7 @@ public enum KeeperAction: Sendable {
         case .keep: "keep"
         case .connect: "connect"
         case .disconnect: "disconnect"
+        case .suspend: "suspend"
         case .release: "release"
         case .custom(let name, _): name
         }

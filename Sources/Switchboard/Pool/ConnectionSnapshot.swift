@@ -11,6 +11,8 @@ public struct ConnectionSnapshot: Sendable {
     public let leaseCount: Int
     /// How long it has had no lease; `nil` while occupied.
     public let idleDuration: Duration?
+    /// Where the app's lifecycle has the manager (``ConnectionManager/suspend(after:)``).
+    public let appLifecycle: AppLifecycle
 
     /// Whether any lease holds it.
     public var isOccupied: Bool { leaseCount > 0 }
@@ -21,22 +23,29 @@ public struct ConnectionSnapshot: Sendable {
         configuration: ConnectionConfiguration,
         state: ConnectionState,
         leaseCount: Int,
-        idleDuration: Duration?
+        idleDuration: Duration?,
+        appLifecycle: AppLifecycle = .active
     ) {
         self.connection = connection
         self.configuration = configuration
         self.state = state
         self.leaseCount = leaseCount
         self.idleDuration = idleDuration
+        self.appLifecycle = appLifecycle
     }
 
-    init(entry: ConnectionPool.Entry) {
+    /// The app's lifecycle is read after the connection's state, never before: a state that a
+    /// suspension caused is never seen with the lifecycle from before it (which would ask for a
+    /// reconnection while suspended).
+    init(entry: ConnectionPool.Entry, appLifecycle: () -> AppLifecycle) {
+        let state = entry.connection.state
         self.init(
             connection: entry.connection,
             configuration: entry.configuration,
-            state: entry.connection.state,
+            state: state,
             leaseCount: entry.leases,
-            idleDuration: entry.leases > 0 ? nil : entry.idleSince?.now()
+            idleDuration: entry.leases > 0 ? nil : entry.idleSince?.now(),
+            appLifecycle: appLifecycle()
         )
     }
 }

@@ -82,6 +82,9 @@ extension Manager.Configuration {
         configuration.connectTimeout = .seconds(10)
         configuration.reconnectionDelay = .milliseconds(20)
         configuration.reconnectionDelayMax = .milliseconds(100)
+        // The machine's real path changes (LinkChangeTests runs in the same process) would start
+        // waiting attempts early; tests of the monitor inject their own.
+        configuration.networkMonitor = nil
         if ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_LOG"] == "1" {
             var logger = Logger(label: "test.client") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .trace

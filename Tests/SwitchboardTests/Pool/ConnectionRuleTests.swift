@@ -9,14 +9,28 @@ import SwitchboardTesting
 struct ConnectionRuleTests {
     static let connection = makeConnection(InMemoryServer())
 
-    static func snapshot(_ state: ConnectionState, occupied: Bool, idle: Duration? = nil) -> ConnectionSnapshot {
+    static func snapshot(
+        _ state: ConnectionState, occupied: Bool, idle: Duration? = nil, app: AppLifecycle = .active
+    ) -> ConnectionSnapshot {
         ConnectionSnapshot(
             connection: connection,
             configuration: connection.configuration,
             state: state,
             leaseCount: occupied ? 1 : 0,
-            idleDuration: occupied ? nil : (idle ?? .zero)
+            idleDuration: occupied ? nil : (idle ?? .zero),
+            appLifecycle: app
         )
+    }
+
+    /// The suspended app's rule: only occupied connections, only past the grace.
+    @Test(arguments: ConnectionState.allCases)
+    func aSuspendedAppSuspendsOccupiedConnectionsAndKeepsThemDown(_ state: ConnectionState) {
+        let rule = SuspendedAppRule()
+        #expect(rule.action(for: Self.snapshot(state, occupied: true, app: .active)) == nil)
+        #expect(rule.action(for: Self.snapshot(state, occupied: true, app: .suspending)) == nil)
+        #expect(rule.action(for: Self.snapshot(state, occupied: false, app: .suspended)) == nil, "unleased: the other rules close it")
+        let expected = [.connected, .reconnecting].contains(state) ? "suspend" : "keep"
+        #expect(rule.action(for: Self.snapshot(state, occupied: true, app: .suspended))?.name == expected)
     }
 
     /// The default chain, for every state, occupied or not.
