@@ -14,5 +14,5 @@ public typealias ServerEvent = SocketEvent
 /// Answers one client event that asked for an acknowledgement (the client's `AckResponder`).
 public typealias ServerAckResponder = AckResponder
 
-/// Identifies a handler added with ``ServerSocket/on(_:_:)``, for ``ServerSocket/off(_:)``.
+/// Identifies a handler added with ``ServerSocket/on(_:_:)``, for `ServerSocket.off(_:)` (the one taking an ID).
 public typealias ServerListenerID = ListenerID

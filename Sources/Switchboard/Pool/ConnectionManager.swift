@@ -18,7 +18,7 @@ public import enum SocketIO.NetworkMonitors
 /// try await chat.connection.send("message", ["text": "hi"])   // queued until connected
 /// ```
 ///
-/// Use ``shared`` in apps; make your own instance to inject a factory (``ConnectionFactory/inMemory(_:clock:)``
+/// Use ``shared`` in apps; make your own instance to inject a factory (`ConnectionFactory.inMemory(_:clock:)` from `SwitchboardTesting`
 /// in tests), a test clock, your own rules or a logger.
 public final class ConnectionManager: Sendable {
     /// The app-wide manager: Socket.IO connections, default rules, a scan every 2 s.
@@ -36,6 +36,8 @@ public final class ConnectionManager: Sendable {
     ///   - clock: drives the keeper's scans and idle times; inject a test clock in tests.
     ///   - rules: the keeper's chain, first rule first.
     ///   - scanInterval: how often the keeper scans on its own.
+    ///   - networkMonitor: when a network path returns or changes, the keeper scans at once
+    ///     (the system's monitor by default; `nil` for interval scans only).
     ///   - logger: where the keeper logs what it does.
     public init(
         factory: any ConnectionFactory = .socketIO,
