@@ -7,7 +7,8 @@ import SwitchboardCore
 import Dispatch
 
 /// `NWPathMonitor` as a ``NetworkMonitor``, shared by every manager of the process.
-final class AppleNetworkMonitor: NetworkMonitor {
+/// `@unchecked Sendable`: the monitor is started once in `init` and only calls back on its queue.
+final class AppleNetworkMonitor: NetworkMonitor, @unchecked Sendable {
     static let shared = AppleNetworkMonitor()
 
     struct State: Sendable {

@@ -19,13 +19,16 @@ extension ConnectionManager {
 /// Calls `suspend` on `didEnterBackground` and `resume` on `willEnterForeground`.
 @MainActor
 public final class AppLifecycleObserver {
-    private var tokens: [any NSObjectProtocol] = []
+    /// Written once in `init`, read once in `deinit`.
+    nonisolated(unsafe) private let tokens: [any NSObjectProtocol]
 
     /// An observer of UIKit's background and foreground notifications.
     public init(suspend: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void) {
         let center = NotificationCenter.default
-        tokens.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in suspend() })
-        tokens.append(center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in resume() })
+        tokens = [
+            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in suspend() },
+            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in resume() },
+        ]
     }
 
     deinit {
