@@ -1,0 +1,153 @@
+public import struct SocketIO.NetworkPath
+
+/// The two transports of a failover channel.
+public enum FailoverTransport: Sendable, Hashable, CustomStringConvertible {
+    /// Plain WebSocket with the JSON envelope: fewer bytes and less work per message; preferred
+    /// while the network is good.
+    case webSocket
+    /// Socket.IO: its reconnection, long-polling fallback and upgrade ride out a bad network.
+    case socketIO
+
+    public var description: String {
+        switch self {
+        case .webSocket: "WebSocket"
+        case .socketIO: "Socket.IO"
+        }
+    }
+}
+
+/// What the channel observed, for its ``FailoverPolicy``.
+public enum FailoverSignal: Sendable, Hashable {
+    /// The transport opened (and the channel resumed on it).
+    case connected(FailoverTransport)
+    /// Opening the transport failed.
+    case connectFailed(FailoverTransport)
+    /// The open transport went away by itself (a cut, a missed heartbeat, a stall).
+    case dropped(FailoverTransport)
+    /// A request or acknowledgement deadline passed on the transport.
+    case deadlineMissed(FailoverTransport)
+    /// A round trip measured on the current transport (from the channel's own acknowledgements).
+    case roundTrip(Duration)
+    /// The network path changed (``NetworkMonitor``).
+    case pathChanged(NetworkPath)
+}
+
+/// What the policy wants.
+public enum FailoverDecision: Sendable, Hashable {
+    case stay
+    /// Move the channel to `transport`; `reason` is shown in the channel's events.
+    case switchTo(FailoverTransport, reason: String)
+}
+
+/// Decides which transport a failover channel uses, from measured signals. A value type: the
+/// channel holds it under its lock, feeds it every signal and a tick about once a second, and
+/// acts on the decision. Time is passed in (`now`, on the channel's clock), so every rule runs
+/// on a test clock.
+public protocol FailoverPolicy: Sendable {
+    /// The transport to open first.
+    var initial: FailoverTransport { get }
+    /// A signal observed while `current` carries the channel.
+    mutating func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision
+    /// Time passed (time-based rules: the return to WebSocket).
+    mutating func tick(current: FailoverTransport, now: Duration) -> FailoverDecision
+}
+
+/// The default policy: leave WebSocket only after repeated trouble, come back only after the
+/// network has been good for a while, and wait longer each time a return did not last.
+///
+/// - **Leave WebSocket** after ``failuresToLeave`` failures (failed connects, drops, missed
+///   deadlines) within ``failureWindow`` — a single blip reconnects on WebSocket — or after
+///   ``slowSamples`` round trips in a row slower than ``slowRoundTrip``.
+/// - **Return to WebSocket** after ``goodPeriod`` on Socket.IO with no failure, no slow round
+///   trip and no network path change.
+/// - **No flapping**: a return followed within ``flapWindow`` by another departure doubles the
+///   good period needed next time (up to ``maxGoodPeriod``); a WebSocket that then stays up for
+///   ``flapWindow`` resets it.
+public struct DefaultFailoverPolicy: FailoverPolicy {
+    public var initial: FailoverTransport = .webSocket
+    public var failuresToLeave = 2
+    public var failureWindow: Duration = .seconds(30)
+    public var slowRoundTrip: Duration = .milliseconds(1500)
+    public var slowSamples = 3
+    public var goodPeriod: Duration = .seconds(60)
+    public var maxGoodPeriod: Duration = .seconds(600)
+    public var flapWindow: Duration = .seconds(300)
+
+    private var failures: [Duration] = []
+    private var slowInARow = 0
+    /// On Socket.IO: since when nothing bad happened.
+    private var goodSince: Duration?
+    /// When the channel last came back to WebSocket.
+    private var returnedAt: Duration?
+    private var goodPeriodNow: Duration?
+
+    public init() {}
+
+    /// The good period the next return needs.
+    public var currentGoodPeriod: Duration { goodPeriodNow ?? goodPeriod }
+
+    public mutating func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision {
+        switch current {
+        case .webSocket: return observeOnWebSocket(signal, now: now)
+        case .socketIO:
+            switch signal {
+            case .connectFailed, .dropped, .deadlineMissed, .pathChanged:
+                goodSince = now
+            case .roundTrip(let time):
+                if time > slowRoundTrip { goodSince = now }
+            case .connected(.socketIO):
+                if goodSince == nil { goodSince = now }
+            case .connected(.webSocket):
+                break
+            }
+            return .stay
+        }
+    }
+
+    private mutating func observeOnWebSocket(_ signal: FailoverSignal, now: Duration) -> FailoverDecision {
+        switch signal {
+        case .connectFailed(.webSocket), .dropped(.webSocket), .deadlineMissed(.webSocket):
+            failures.append(now)
+            failures.removeAll { now - $0 > failureWindow }
+            guard failures.count >= failuresToLeave else { return .stay }
+            return leave(now: now, reason: "\(failures.count) failures within \(failureWindow)")
+        case .roundTrip(let time):
+            slowInARow = time > slowRoundTrip ? slowInARow + 1 : 0
+            guard slowInARow >= slowSamples else { return .stay }
+            return leave(now: now, reason: "\(slowInARow) round trips slower than \(slowRoundTrip)")
+        case .connected, .connectFailed, .dropped, .deadlineMissed, .pathChanged:
+            return .stay
+        }
+    }
+
+    private mutating func leave(now: Duration, reason: String) -> FailoverDecision {
+        failures = []
+        slowInARow = 0
+        goodSince = now
+        if let returnedAt, now - returnedAt < flapWindow {
+            goodPeriodNow = min(currentGoodPeriod * 2, maxGoodPeriod)
+        }
+        returnedAt = nil
+        return .switchTo(.socketIO, reason: reason)
+    }
+
+    public mutating func tick(current: FailoverTransport, now: Duration) -> FailoverDecision {
+        switch current {
+        case .webSocket:
+            if let returned = returnedAt, now - returned >= flapWindow {
+                goodPeriodNow = nil
+                returnedAt = nil
+            }
+            return .stay
+        case .socketIO:
+            let since = goodSince ?? now
+            if goodSince == nil { goodSince = now }
+            guard now - since >= currentGoodPeriod else { return .stay }
+            goodSince = nil
+            returnedAt = now
+            failures = []
+            slowInARow = 0
+            return .switchTo(.webSocket, reason: "the network was good for \(currentGoodPeriod)")
+        }
+    }
+}
