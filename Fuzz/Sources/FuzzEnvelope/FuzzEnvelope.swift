@@ -20,8 +20,8 @@ extension Envelope {
         case .event(let name, let data, let seq): .event(name: name, data: data.afterWriting, seq: seq)
         case .request(let name, let data, let id, let seq):
             .request(name: name, data: data.afterWriting, id: id, seq: seq)
-        case .reply(let id, let data): .reply(id: id, data: data.map(\.afterWriting))
-        case .error, .ack: self
+        case .reply(let id, let data, let seq): .reply(id: id, data: data.map(\.afterWriting), seq: seq)
+        case .error, .ack, .resume, .resumed: self
         }
     }
 }

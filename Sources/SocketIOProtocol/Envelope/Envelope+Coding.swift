@@ -29,16 +29,21 @@ extension Envelope {
             data.write(to: &buffer, binary: .base64Object, attachments: &attachments)
             Self.writeMember("id", id, to: &buffer)
             if let seq { Self.writeMember("seq", seq, to: &buffer) }
-        case .reply(let id, let data):
+        case .reply(let id, let data, let seq):
             Self.writeMember("id", id, to: &buffer)
             JSONWriter.append(#","data":"#, to: &buffer)
             JSONValue.array(data).write(to: &buffer, binary: .base64Object, attachments: &attachments)
+            if let seq { Self.writeMember("seq", seq, to: &buffer) }
         case .error(let id, let message):
             if let id { Self.writeMember("id", id, to: &buffer) }
             JSONWriter.append(#","message":"#, to: &buffer)
             JSONWriter.writeString(message, to: &buffer)
         case .ack(let seq):
             Self.writeMember("seq", seq, to: &buffer)
+        case .resume(let channel, let received), .resumed(let channel, let received):
+            JSONWriter.append(#","channel":"#, to: &buffer)
+            JSONWriter.writeString(channel, to: &buffer)
+            Self.writeMember("received", received, to: &buffer)
         }
         buffer.append(JSONByte.closeBrace)
     }
@@ -57,14 +62,18 @@ extension Envelope {
             object["data"] = data
             object["id"] = .number(Double(id))
             if let seq { object["seq"] = .number(Double(seq)) }
-        case .reply(let id, let data):
+        case .reply(let id, let data, let seq):
             object["id"] = .number(Double(id))
             object["data"] = .array(data)
+            if let seq { object["seq"] = .number(Double(seq)) }
         case .error(let id, let message):
             if let id { object["id"] = .number(Double(id)) }
             object["message"] = .string(message)
         case .ack(let seq):
             object["seq"] = .number(Double(seq))
+        case .resume(let channel, let received), .resumed(let channel, let received):
+            object["channel"] = .string(channel)
+            object["received"] = .number(Double(received))
         }
         return .object(object)
     }
@@ -127,11 +136,15 @@ extension Envelope {
                 name: try fields.eventName(), data: fields.data(), id: try fields.id(),
                 seq: try fields.optionalInteger("seq"))
         case "reply":
-            self = .reply(id: try fields.id(), data: try fields.replyData())
+            self = .reply(id: try fields.id(), data: try fields.replyData(), seq: try fields.optionalInteger("seq"))
         case "error":
             self = .error(id: try fields.optionalID(), message: try fields.string("message"))
         case "ack":
             self = .ack(seq: try fields.integer("seq"))
+        case "resume":
+            self = .resume(channel: try fields.channel(), received: try fields.integer("received"))
+        case "resumed":
+            self = .resumed(channel: try fields.channel(), received: try fields.integer("received"))
         default:
             throw .unknownType(type)
         }
@@ -152,6 +165,15 @@ private struct Fields {
         let name = try string("event")
         guard !name.isEmpty else { throw .invalidField("event", expected: "a non-empty string") }
         return name
+    }
+
+    /// A channel id: 1 to 128 characters (a client makes it; the server keys state by it).
+    func channel() throws(EnvelopeError) -> String {
+        let channel = try string("channel")
+        guard (1...128).contains(channel.count) else {
+            throw .invalidField("channel", expected: "a string of 1 to 128 characters")
+        }
+        return channel
     }
 
     func data() -> JSONValue {

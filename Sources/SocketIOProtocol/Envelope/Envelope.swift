@@ -8,9 +8,16 @@
 /// |---|---|---|
 /// | `event` | `event`, `data`?, `seq`? | a message that wants no answer |
 /// | `request` | `event`, `data`?, `id`, `seq`? | a message that wants a `reply` (or `error`) with the same `id` |
-/// | `reply` | `id`, `data`? (array) | the answer to request `id`: its values, in order |
+/// | `reply` | `id`, `data`? (array), `seq`? | the answer to request `id`: its values, in order |
 /// | `error` | `id`?, `message` | request `id` failed (or, without `id`, the peer rejected something) |
 /// | `ack` | `seq` | the receiver holds every message up to and including `seq` |
+/// | `resume` | `channel`, `received` | open (`received` 0) or resume reliable channel `channel` on this transport; the sender has delivered every message up to `received` |
+/// | `resumed` | `channel`, `received` | the answer to `resume`: the channel is here; its side has delivered up to `received` |
+///
+/// A reliable channel (SPEC.md part E) numbers its `event`, `request` and `reply` envelopes with
+/// `seq` (1, 2, … per direction, across transports) and acknowledges with `ack`; after a
+/// `resume`/`resumed` exchange on a new transport, each side sends again, in order, what the other
+/// has not delivered (``ReliableSender``, ``ReliableReceiver``).
 ///
 /// ```json
 /// {"type":"event","event":"news","data":{"title":"hi"},"seq":12}
@@ -34,12 +41,19 @@ public enum Envelope: Sendable, Hashable {
     case event(name: String, data: JSONValue, seq: UInt64? = nil)
     /// A message that wants a ``reply(id:data:)`` or ``error(id:message:)`` with the same `id`.
     case request(name: String, data: JSONValue, id: Int, seq: UInt64? = nil)
-    /// The answer to request `id`: its values, in order (Socket.IO acks may carry several).
-    case reply(id: Int, data: [JSONValue])
+    /// The answer to request `id`: its values, in order (Socket.IO acks may carry several);
+    /// `seq` numbers it on a reliable channel.
+    case reply(id: Int, data: [JSONValue], seq: UInt64? = nil)
     /// Request `id` failed, or (without an `id`) the peer rejected a message; `message` says why.
     case error(id: Int?, message: String)
     /// The receiver holds every numbered message up to and including `seq`.
     case ack(seq: UInt64)
+    /// Opens (`received` 0) or resumes reliable channel `channel` on this transport; the sender
+    /// has delivered every message of the channel up to `received`.
+    case resume(channel: String, received: UInt64)
+    /// The answer to ``resume(channel:received:)``: the channel is on this transport, and this
+    /// side has delivered up to `received`.
+    case resumed(channel: String, received: UInt64)
 
     /// The `type` member's value.
     public var type: String {
@@ -49,6 +63,8 @@ public enum Envelope: Sendable, Hashable {
         case .reply: "reply"
         case .error: "error"
         case .ack: "ack"
+        case .resume: "resume"
+        case .resumed: "resumed"
         }
     }
 

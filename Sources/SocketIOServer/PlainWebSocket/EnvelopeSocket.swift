@@ -107,6 +107,9 @@ public final class EnvelopeSocket: Sendable {
         case .reply, .error, .ack:
             // This socket sends no requests and numbers nothing, so there is nothing to settle.
             return
+        case .resume(let channel, _), .resumed(let channel, _):
+            // Reliable channels are not served on this endpoint (yet: issue 16).
+            send(.error(id: nil, message: "no reliable channel \"\(channel)\" here"))
         }
     }
 }

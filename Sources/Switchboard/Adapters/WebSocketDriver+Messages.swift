@@ -91,7 +91,7 @@ extension WebSocketDriver {
                 decline: { message in channel.send(.text(Envelope.error(id: id, message: message).text)) }
             )
             current.1?(.request(name, data, reply))
-        case .reply(let id, let data):
+        case .reply(let id, let data, _):
             settle(id, .success(Response(values: data)))
         case .error(let id?, let message):
             settle(id, .failure(.server(message)))
@@ -99,6 +99,9 @@ extension WebSocketDriver {
             logger.warning("the server rejected a message", metadata: ["switchboard.error": "\(message)"])
         case .ack(let seq):
             logger.trace("ack", metadata: ["switchboard.seq": "\(seq)"])
+        case .resume, .resumed:
+            // Reliable channels are the failover connection's (issue 16); a plain driver has none.
+            logger.debug("ignoring a channel envelope", metadata: ["switchboard.type": "\(envelope.type)"])
         }
     }
 
