@@ -1,0 +1,49 @@
+import NIOConcurrencyHelpers
+public import SocketIOProtocol
+
+/// One client's reliable channel as the server application sees it, whatever transport carries
+/// it now (plain WebSocket or Socket.IO): events and requests arrive once each, in order, across
+/// transport switches; ``send(_:_:)`` reaches the client once, in order, whenever it is connected
+/// within the channel's expiry.
+///
+/// Handlers run one at a time, in arrival order.
+public final class ReliableChannel: Sendable {
+    typealias Handler = @Sendable (JSONValue) async throws -> [JSONValue]
+
+    /// The id the client chose.
+    public let id: String
+    let hub: ReliableChannels
+    private let handlers = NIOLockedValueBox<[String: Handler]>([:])
+
+    init(id: String, hub: ReliableChannels) {
+        self.id = id
+        self.hub = hub
+    }
+
+    /// Handles `event` (a request for it gets an empty reply once `handler` returns).
+    public func on(_ event: String, _ handler: @escaping @Sendable (JSONValue) async -> Void) {
+        handlers.withLockedValue { handlers in
+            handlers[event] = { payload in
+                await handler(payload)
+                return []
+            }
+        }
+    }
+
+    /// Answers requests for `event` with the values `handler` returns; a handler that throws
+    /// answers with an `error` envelope naming the error.
+    public func onRequest(_ event: String, _ handler: @escaping @Sendable (JSONValue) async throws -> [JSONValue]) {
+        handlers.withLockedValue { $0[event] = handler }
+    }
+
+    /// Sends `event` to the client, numbered; it is kept until the client acknowledges it and
+    /// sent again after a switch. Throws ``ReliableChannelError/windowFull(window:)`` when the
+    /// client is that far behind (nothing is dropped), or when the channel expired.
+    public func send(_ event: String, _ data: JSONValue = nil) throws(ReliableChannelError) {
+        try hub.send(.event(name: event, data: data), on: id)
+    }
+
+    func handler(for event: String) -> Handler? {
+        handlers.withLockedValue { $0[event] }
+    }
+}

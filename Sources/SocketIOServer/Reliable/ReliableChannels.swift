@@ -1,0 +1,323 @@
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SwitchboardCore
+
+/// The server side of failover channels (SPEC.md part E): reliable channels served over both a
+/// Socket.IO namespace (the `envelope` event, one envelope as its argument) and plain WebSocket
+/// connections (one envelope per text message). A client's channel keeps its sequence state
+/// while the client moves from one transport to the other and back; the application sees one
+/// ``ReliableChannel`` per channel id.
+///
+/// ```swift
+/// let channels = ReliableChannels(server: server)            // serves the /channel namespace
+/// channels.onChannel { channel in
+///     channel.onRequest("echo") { payload in [payload] }
+///     channel.on("note") { payload in print(payload) }
+/// }
+/// server.onPlainWebSocket { connection in try await channels.serve(connection) }
+/// ```
+///
+/// The channel protocol, on both transports: the client sends `resume` (channel id, what it has
+/// delivered); the server answers `resumed` (what it has delivered) and sends again what the
+/// client lacks; both sides then number `event`, `request` and `reply` envelopes and acknowledge
+/// them cumulatively with `ack`. A resume on a new transport closes the old one. A channel no
+/// transport carries expires after `expiry`; a resume for it is refused (`error`, then close).
+/// Bad input — a malformed envelope, a number out of sequence, an acknowledgement of what was
+/// never sent — gets an `error` envelope and closes that transport; other channels carry on.
+public final class ReliableChannels: Sendable {
+    /// The namespace that carries channels over Socket.IO.
+    public let namespace: String
+    /// How long to wait before acknowledging fewer than `ackEvery` messages.
+    public let ackDelay: Duration
+    let logger: Logger
+    private let timeline: Timeline
+
+    struct State: Sendable {
+        var table: ReliableChannelTable<Envelope>
+        var links: [Int: Link] = [:]
+        var channels: [String: ReliableChannel] = [:]
+        var nextLink = 0
+        var ackTimers: Set<String> = []
+        var onChannel: (@Sendable (ReliableChannel) -> Void)?
+    }
+
+    /// One transport connection that may carry a channel.
+    struct Link: Sendable {
+        let id: Int
+        let send: @Sendable (Envelope) -> Bool
+        let close: @Sendable () -> Void
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    /// Serves channels on `server`: over Socket.IO at `namespace` at once, over plain WebSocket
+    /// through ``serve(_:)``.
+    public init(
+        server: SocketIOServer,
+        namespace: String = "/channel",
+        maxChannels: Int = 10_000,
+        expiry: Duration = .seconds(120),
+        window: Int = 1_000,
+        ackDelay: Duration = .milliseconds(20),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.namespace = namespace
+        self.ackDelay = ackDelay
+        self.logger = server.core.environment.logger
+        self.timeline = Timeline(clock)
+        self.state = NIOLockedValueBox(State(table: ReliableChannelTable(maxChannels: maxChannels, expiry: expiry, window: window)))
+        server.namespace(namespace).onConnection { [weak self] socket in
+            self?.serve(socket)
+        }
+    }
+
+    /// Called once per new channel, before any of its messages is handled: set its handlers here.
+    public func onChannel(_ handler: @escaping @Sendable (ReliableChannel) -> Void) {
+        state.withLockedValue { $0.onChannel = handler }
+    }
+
+    /// The channel `id`, while the server holds it.
+    public func channel(_ id: String) -> ReliableChannel? {
+        state.withLockedValue { $0.channels[id] }
+    }
+
+    /// How many channels are held.
+    public var count: Int { state.withLockedValue { $0.table.channels.count } }
+
+    // MARK: - Transports
+
+    /// Carries channels over a plain WebSocket connection until it closes.
+    public func serve(_ connection: PlainWebSocketConnection) async throws {
+        let link = makeLink(send: { connection.send($0.text) }, close: { connection.close() })
+        defer { detach(link) }
+        for try await message in connection.messages {
+            let envelope: Envelope
+            do {
+                switch message {
+                case .text(let text): envelope = try Envelope(parsing: text)
+                case .binary: throw EnvelopeError.binaryMessage
+                }
+            } catch {
+                refuse(link, "\(error)")
+                return
+            }
+            guard await receive(envelope, on: link) else { return }
+        }
+    }
+
+    private func serve(_ socket: ServerSocket) {
+        let (stream, continuation) = AsyncStream<Result<Envelope, EnvelopeError>>.makeStream()
+        socket.on("envelope") { event in
+            guard let json = event.items.first else {
+                continuation.yield(.failure(.notAnObject))
+                return
+            }
+            do throws(EnvelopeError) {
+                continuation.yield(.success(try Envelope(json: json)))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+        }
+        socket.onDisconnect { _ in continuation.finish() }
+        let link = makeLink(send: { socket.emit("envelope", $0.jsonValue) }, close: { socket.disconnect() })
+        Task {
+            defer { detach(link) }
+            for await next in stream {
+                switch next {
+                case .success(let envelope):
+                    guard await receive(envelope, on: link) else { return }
+                case .failure(let error):
+                    refuse(link, "\(error)")
+                    return
+                }
+            }
+        }
+    }
+
+    private func makeLink(send: @escaping @Sendable (Envelope) -> Bool, close: @escaping @Sendable () -> Void) -> Link {
+        state.withLockedValue { state in
+            state.nextLink += 1
+            let link = Link(id: state.nextLink, send: send, close: close)
+            state.links[link.id] = link
+            return link
+        }
+    }
+
+    private func detach(_ link: Link) {
+        let now = timeline.now()
+        state.withLockedValue { state in
+            state.links.removeValue(forKey: link.id)
+            state.table.detach(link.id, now: now)
+        }
+    }
+
+    /// Tells the client why and closes the transport (the channel waits for a resume).
+    private func refuse(_ link: Link, _ message: String) {
+        logger.debug("closing a channel transport", metadata: ["socketio.reason": "\(message)"])
+        _ = link.send(.error(id: nil, message: message))
+        link.close()
+    }
+
+    // MARK: - Inbound
+
+    /// Handles one envelope from `link`; `false` when the link was closed for it.
+    private func receive(_ envelope: Envelope, on link: Link) async -> Bool {
+        switch envelope {
+        case .resume(let id, let received):
+            return resume(id, received: received, on: link)
+        case .ack(let seq):
+            let failure: ReliableChannelError? = state.withLockedValue { state in
+                guard let id = Self.channel(of: link, in: state) else { return .ackBeyondSent(seq: seq, lastSent: 0) }
+                do throws(ReliableChannelError) {
+                    _ = try state.table.withChannel(id) { (channel) throws(ReliableChannelError) in try channel.sender.acknowledged(through: seq) }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure {
+                refuse(link, "\(failure)")
+                return false
+            }
+            return true
+        case .event, .request, .reply:
+            return await deliver(envelope, on: link)
+        case .error(_, let message):
+            logger.debug("the client reported an error", metadata: ["socketio.error": "\(message)"])
+            return true
+        case .resumed:
+            refuse(link, "resumed is the server's to send")
+            return false
+        }
+    }
+
+    private func resume(_ id: String, received: UInt64, on link: Link) -> Bool {
+        let now = timeline.now()
+        let result: Result<(ReliableChannel, Bool, Link?), ReliableChannelTable<Envelope>.Refusal> = state.withLockedValue { state in
+            do throws(ReliableChannelTable<Envelope>.Refusal) {
+                let resumed = try state.table.resume(id, received: received, on: link.id, now: now)
+                let isNew = state.channels[id] == nil
+                let channel = state.channels[id] ?? ReliableChannel(id: id, hub: self)
+                state.channels[id] = channel
+                for expired in state.channels.keys where state.table.channels[expired] == nil {
+                    state.channels.removeValue(forKey: expired)
+                }
+                // Under the lock, so nothing the app sends meanwhile overtakes the replay.
+                _ = link.send(.resumed(channel: id, received: resumed.received))
+                for (seq, message) in resumed.resend { _ = link.send(message.numbered(seq)) }
+                let previous = resumed.previousAttachment.flatMap { state.links[$0] }
+                return .success((channel, isNew, previous))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .failure(let refusal):
+            refuse(link, refusal.description)
+            return false
+        case .success(let (channel, isNew, previous)):
+            previous?.close()
+            if isNew, let onChannel = state.withLockedValue({ $0.onChannel }) { onChannel(channel) }
+            return true
+        }
+    }
+
+    private func deliver(_ envelope: Envelope, on link: Link) async -> Bool {
+        guard let seq = envelope.seq else {
+            refuse(link, "a message on a channel needs its seq")
+            return false
+        }
+        let outcome: Result<(String, ReliableReceiver.Action), ReliableChannelError>? = state.withLockedValue { state in
+            guard let id = Self.channel(of: link, in: state) else { return nil }
+            do throws(ReliableChannelError) {
+                guard let action = try state.table.withChannel(id, { (channel) throws(ReliableChannelError) in try channel.receiver.received(seq) }) else {
+                    return nil
+                }
+                return .success((id, action))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let outcome else {
+            refuse(link, "resume a channel first")
+            return false
+        }
+        let id: String
+        switch outcome {
+        case .failure(let error):
+            refuse(link, "\(error)")
+            return false
+        case .success(let (channelID, action)):
+            switch action {
+            case .duplicate(let ack):
+                _ = link.send(.ack(seq: ack))
+                return true
+            case .deliver(let ack, let startTimer):
+                id = channelID
+                if let ack { _ = link.send(.ack(seq: ack)) }
+                if startTimer { scheduleAck(id) }
+            }
+        }
+        guard let channel = state.withLockedValue({ $0.channels[id] }) else { return true }
+        switch envelope {
+        case .event(let name, let data, _):
+            _ = try? await channel.handler(for: name)?(data)
+        case .request(let name, let data, let requestID, _):
+            guard let handler = channel.handler(for: name) else {
+                _ = link.send(.error(id: requestID, message: "no handler for \"\(name)\""))
+                return true
+            }
+            do {
+                let values = try await handler(data)
+                try? send(.reply(id: requestID, data: values), on: id)
+            } catch {
+                _ = link.send(.error(id: requestID, message: "\(error)"))
+            }
+        case .reply, .error, .ack, .resume, .resumed:
+            break  // the server sends no requests: a numbered reply only keeps the count
+        }
+        return true
+    }
+
+    private static func channel(of link: Link, in state: State) -> String? {
+        state.table.channels.first { $0.value.attachment == link.id }?.key
+    }
+
+    private func scheduleAck(_ id: String) {
+        let start = state.withLockedValue { $0.ackTimers.insert(id).inserted }
+        guard start else { return }
+        let delay = ackDelay
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            self.state.withLockedValue { state in
+                state.ackTimers.remove(id)
+                guard let seq = state.table.withChannel(id, { channel in channel.receiver.ackDue() }) ?? nil,
+                      let attachment = state.table.channels[id]?.attachment, let link = state.links[attachment] else { return }
+                _ = link.send(.ack(seq: seq))
+            }
+        }
+    }
+
+    // MARK: - Outbound
+
+    /// Numbers `envelope` on channel `id` and sends it on the transport carrying the channel, if
+    /// any (otherwise the next resume sends it).
+    func send(_ envelope: Envelope, on id: String) throws(ReliableChannelError) {
+        let failure: ReliableChannelError? = state.withLockedValue { state in
+            do throws(ReliableChannelError) {
+                guard let seq = try state.table.withChannel(id, { (channel) throws(ReliableChannelError) in try channel.sender.send(envelope) }) else {
+                    return .resumeBeforeWindow(received: 0, firstKept: 0)
+                }
+                if let attachment = state.table.channels[id]?.attachment, let link = state.links[attachment] {
+                    _ = link.send(envelope.numbered(seq))
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+}

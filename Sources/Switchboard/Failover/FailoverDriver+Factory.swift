@@ -1,0 +1,44 @@
+import Foundation
+import SwitchboardCore
+public import Logging
+
+extension ConnectionFactory where Self == DriverConnectionFactory {
+    /// Failover connections (``FailoverDriver``): one channel over plain WebSocket and Socket.IO
+    /// to the same backend, exactly once and in order across switches. The configuration's URL is
+    /// the Socket.IO server (`http://host:port`); the plain WebSocket endpoint is the same host at
+    /// `webSocketPath` (`ws://host:port/ws`), unless `options` says otherwise.
+    ///
+    /// - Parameters:
+    ///   - webSocketPath: the plain WebSocket endpoint's path on the same host.
+    ///   - namespace: the Socket.IO namespace that carries channels.
+    ///   - policy: decides the transport (a fresh copy per connection).
+    ///   - options: adjusts each driver's options (other URLs, timeouts, the window, the clock).
+    public static func failover(
+        webSocketPath: String = "/ws",
+        namespace: String = "/channel",
+        policy: any FailoverPolicy = DefaultFailoverPolicy(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger? = nil,
+        options adjust: @escaping @Sendable (inout FailoverDriver.Options) -> Void = { _ in }
+    ) -> DriverConnectionFactory {
+        let logger = logger ?? .disabled("switchboard.failover")
+        return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
+            guard var components = URLComponents(url: configuration.url, resolvingAgainstBaseURL: false) else {
+                throw .invalidConfiguration("not a URL: \(configuration.url.absoluteString)")
+            }
+            components.scheme = components.scheme == "https" || components.scheme == "wss" ? "wss" : "ws"
+            components.path = webSocketPath
+            guard let webSocketURL = components.url else {
+                throw .invalidConfiguration("no WebSocket URL for \(configuration.url.absoluteString)")
+            }
+            var options = FailoverDriver.Options(webSocketURL: webSocketURL, socketIOURL: configuration.url)
+            options.namespace = namespace
+            options.connectTimeout = configuration.connectTimeout
+            options.requestTimeout = configuration.requestTimeout
+            options.clock = clock
+            options.logger = logger
+            adjust(&options)
+            return FailoverDriver(options: options, policy: policy)
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SwitchboardCore
+
+extension FailoverDriver {
+    // MARK: - Opening and switching
+
+    /// Opens `transport` and resumes the channel on it, trying again (and switching where the
+    /// policy says) up to `attempts` times.
+    func connectWithRetries(_ first: FailoverTransport, attempts: Int) async throws {
+        var target = first
+        var delay: Duration = .milliseconds(50)
+        var lastError: any Error = ConnectionError.connectFailed("no attempt made")
+        for attempt in 1...max(attempts, 1) {
+            try Task.checkCancellation()
+            guard !state.withLockedValue({ $0.closed }) else { throw CancellationError() }
+            do {
+                try await connect(target)
+                return
+            } catch {
+                lastError = error
+                logger.debug("channel transport failed", metadata: ["switchboard.transport": "\(target)", "switchboard.error": "\(error)"])
+                let now = timeline.now()
+                let decision = state.withLockedValue { $0.policy.observe(.connectFailed(target), current: target, now: now) }
+                if case .switchTo(let next, let reason) = decision {
+                    publish(.transportChanged(from: target, to: next, reason: reason))
+                    target = next
+                } else if attempt % 2 == 0 {
+                    // The policy holds on; after two failures in a row try the other transport anyway.
+                    target = target == .webSocket ? .socketIO : .webSocket
+                }
+                if attempt < attempts {
+                    try await timeline.sleep(delay)
+                    delay = min(delay * 2, .seconds(2))
+                }
+            }
+        }
+        throw lastError
+    }
+
+    /// Opens one link on `transport` and resumes the channel on it.
+    private func connect(_ transport: FailoverTransport) async throws {
+        let generation = state.withLockedValue { state in
+            state.generation += 1
+            return state.generation
+        }
+        let report: @Sendable (FailoverLinkEvent) -> Void = { [weak self] event in self?.handle(event, from: generation) }
+        let link: any FailoverLink
+        switch transport {
+        case .webSocket:
+            var components = URLComponents(url: options.webSocketURL, resolvingAgainstBaseURL: false)
+            let items = components?.queryItems ?? []
+            components?.queryItems = items + [URLQueryItem(name: "channel", value: channelID)]
+            let url = components?.url ?? options.webSocketURL
+            link = try await WebSocketLink.open(url, connectTimeout: options.connectTimeout, report: report)
+        case .socketIO:
+            link = try await SocketIOLink.open(
+                options.socketIOURL, namespace: options.namespace, connectTimeout: options.connectTimeout, report: report
+            )
+        }
+        do {
+            let peerReceived = try await resume(on: link, generation: generation)
+            let previous = state.withLockedValue { state -> FailoverTransport? in
+                defer { state.transport = transport }
+                return state.transport
+            }
+            let now = timeline.now()
+            let resentCount = try state.withLockedValue { state -> Int in
+                let resend = try state.sender.resume(peerReceived: peerReceived)
+                state.link = link
+                for (seq, message) in resend {
+                    state.sentAt[seq] = now
+                    link.send(message.numbered(seq))
+                }
+                _ = state.policy.observe(.connected(transport), current: transport, now: now)
+                return resend.count
+            }
+            logger.debug("channel resumed", metadata: ["switchboard.transport": "\(transport)", "switchboard.resent": "\(resentCount)"])
+            if previous != transport {
+                publish(.transportChanged(from: previous, to: transport, reason: previous == nil ? "opened" : "switched"))
+            }
+        } catch {
+            link.close()
+            throw error
+        }
+    }
+
+    /// Sends `resume` on a new link and waits for `resumed`; returns what the server delivered.
+    private func resume(on link: any FailoverLink, generation: Int) async throws -> UInt64 {
+        let timeout = options.connectTimeout
+        let timer = Task { [weak self] in
+            try? await self?.timeline.sleep(timeout)
+            self?.failResume(generation, ConnectionError.connectFailed("no resumed within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let received: UInt64? = state.withLockedValue { state in
+                guard state.generation == generation, !state.closed else { return nil }
+                state.resumeWaiter = (generation, continuation)
+                return state.receiver.resumePoint()
+            }
+            guard let received else {
+                continuation.resume(throwing: ConnectionError.connectFailed("closed while opening"))
+                return
+            }
+            link.send(.resume(channel: channelID, received: received))
+        }
+    }
+
+    private func failResume(_ generation: Int, _ error: any Error) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<UInt64, any Error>? in
+            guard let waiter = state.resumeWaiter, waiter.generation == generation else { return nil }
+            state.resumeWaiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume(throwing: error)
+    }
+
+    /// The current link dropped, or the policy wants the other transport: reconnect, in the
+    /// background, on the transport the policy picks.
+    func relink(to target: FailoverTransport, closing link: (any FailoverLink)?) {
+        let task = Task { [weak self] in
+            link?.close()
+            guard let self else { return }
+            do {
+                try await self.connectWithRetries(target, attempts: self.options.maxAttempts)
+            } catch is CancellationError {
+                return
+            } catch {
+                let onEvent = self.state.withLockedValue { state -> (@Sendable (DriverEvent) -> Void)? in
+                    defer { state.onEvent = nil }
+                    return state.closed ? nil : state.onEvent
+                }
+                self.publish(.gaveUp(reason: "\(error)"))
+                onEvent?(.closed(reason: "neither transport answered: \(error)"))
+            }
+        }
+        let previous = state.withLockedValue { state in
+            defer { state.supervisor = task }
+            return state.supervisor
+        }
+        previous?.cancel()
+    }
+
+    func startTicker() {
+        let interval = options.tickInterval
+        let ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                try? await self.timeline.sleep(interval)
+                self.tick()
+            }
+        }
+        let previous = state.withLockedValue { state in
+            defer { state.ticker = ticker }
+            return state.ticker
+        }
+        previous?.cancel()
+    }
+
+    private func tick() {
+        let now = timeline.now()
+        let move: (FailoverTransport, FailoverTransport, String, (any FailoverLink)?)? = state.withLockedValue { state in
+            guard !state.closed, let current = state.transport, state.link != nil else { return nil }
+            guard case .switchTo(let next, let reason) = state.policy.tick(current: current, now: now), next != current else { return nil }
+            // The old link's reports are stale from here on.
+            state.generation += 1
+            defer { state.link = nil }
+            return (current, next, reason, state.link)
+        }
+        guard let (from, to, reason, link) = move else { return }
+        logger.info("channel switching transport", metadata: ["switchboard.to": "\(to)", "switchboard.reason": "\(reason)"])
+        publish(.transportChanged(from: from, to: to, reason: reason))
+        relink(to: to, closing: link)
+    }
+
+    func publish(_ event: FailoverEvent) {
+        state.withLockedValue { $0.observers.yield(event) }
+    }
+}

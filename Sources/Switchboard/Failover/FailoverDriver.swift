@@ -1,0 +1,184 @@
+public import Foundation
+public import Logging
+import NIOConcurrencyHelpers
+public import SocketIOProtocol
+import SwitchboardCore
+
+/// What a failover channel tells the app about its transports.
+public enum FailoverEvent: Sendable, Hashable {
+    /// The channel moved from one transport to the other (`from` is nil for the first).
+    case transportChanged(from: FailoverTransport?, to: FailoverTransport, reason: String)
+    /// Neither transport could be reached after every attempt: the connection reports a loss.
+    case gaveUp(reason: String)
+}
+
+/// One logical channel over two transports to the same backend — plain WebSocket (the envelope,
+/// preferred on a good network) and Socket.IO (the `envelope` event on a namespace, for a bad
+/// one) — with sequence numbers, cumulative acknowledgements and a resume handshake, so the app
+/// sees every message exactly once and in order across any number of switches, both ways
+/// (SPEC.md part E). A ``FailoverPolicy`` decides the transport from measured signals.
+///
+/// A ``ConnectionDriver``: under a ``Connection`` it works in the pool, with leases and the
+/// keeper, like the other drivers. A switch is invisible to the connection above: sends made
+/// meanwhile are numbered and kept, and go out (with whatever the peer missed) once the new
+/// transport has resumed the channel. Only when neither transport can be reached after
+/// ``Options/maxAttempts`` does it report the connection lost.
+public final class FailoverDriver: ConnectionDriver {
+    /// Where the two transports reach the backend, and how hard to try.
+    public struct Options: Sendable {
+        /// The plain WebSocket endpoint (`ws://host/ws`); the channel id is added as a query.
+        public var webSocketURL: URL
+        /// The Socket.IO server (`http://host`) and the namespace that carries channels.
+        public var socketIOURL: URL
+        public var namespace = "/channel"
+        public var connectTimeout: Duration = .seconds(5)
+        public var requestTimeout: Duration = .seconds(10)
+        /// Unacknowledged messages kept at most; past it `send` throws (nothing is dropped).
+        public var window = 1_000
+        /// Acknowledge after this many messages, or after ``ackDelay`` for fewer.
+        public var ackEvery = 32
+        public var ackDelay: Duration = .milliseconds(20)
+        /// Reconnection attempts after a transport dropped (across both transports) before the
+        /// connection is reported lost.
+        public var maxAttempts = 20
+        /// How often the policy's time-based rules run.
+        public var tickInterval: Duration = .seconds(1)
+        public var clock: any Clock<Duration> = ContinuousClock()
+        public var logger = Logger.disabled("switchboard.failover")
+
+        public init(webSocketURL: URL, socketIOURL: URL) {
+            self.webSocketURL = webSocketURL
+            self.socketIOURL = socketIOURL
+        }
+    }
+
+    public let options: Options
+    /// The channel's id (the server keys its state by it).
+    public let channelID: String
+    let logger: Logger
+    let timeline: Timeline
+    let state: NIOLockedValueBox<State>
+    let requests = PendingReplies<Int, Response, ConnectionError>()
+
+    struct State: Sendable {
+        var sender: ReliableSender<Envelope>
+        var receiver: ReliableReceiver
+        var policy: any FailoverPolicy
+        var transport: FailoverTransport?
+        var link: (any FailoverLink)?
+        /// Numbers links; reports from an older one are ignored.
+        var generation = 0
+        var resumeWaiter: (generation: Int, continuation: CheckedContinuation<UInt64, any Error>)?
+        var onEvent: (@Sendable (DriverEvent) -> Void)?
+        var closed = true
+        var nextRequestID = 0
+        var sentAt: [UInt64: Duration] = [:]
+        var ackTimer = false
+        var supervisor: Task<Void, Never>?
+        var ticker: Task<Void, Never>?
+        var observers = ObserverSet<FailoverEvent>()
+        var lastRecovered: Bool?
+    }
+
+    public init(options: Options, policy: any FailoverPolicy = DefaultFailoverPolicy()) {
+        self.options = options
+        self.channelID = UUID().uuidString
+        var logger = options.logger
+        logger[metadataKey: "switchboard.channel"] = "\(channelID)"
+        self.logger = logger
+        self.timeline = Timeline(options.clock)
+        self.state = NIOLockedValueBox(State(
+            sender: ReliableSender(window: options.window),
+            receiver: ReliableReceiver(ackEvery: options.ackEvery),
+            policy: policy
+        ))
+    }
+
+    /// The transport carrying the channel now, if one does.
+    public var transport: FailoverTransport? { state.withLockedValue { $0.link == nil ? nil : $0.transport } }
+
+    /// Transport changes and give-ups from now on.
+    public func events() -> AsyncStream<FailoverEvent> {
+        observerStream(of: self, \.state, \.observers)
+    }
+
+    // MARK: - ConnectionDriver
+
+    public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
+        let first = state.withLockedValue { state in
+            state.onEvent = onEvent
+            state.closed = false
+            return state.transport ?? state.policy.initial
+        }
+        do {
+            try await connectWithRetries(first, attempts: 4)
+        } catch {
+            state.withLockedValue { $0.onEvent = nil; $0.closed = true }
+            throw error
+        }
+        startTicker()
+    }
+
+    public func close() async {
+        let (link, tasks) = state.withLockedValue { state in
+            state.closed = true
+            state.onEvent = nil
+            state.generation += 1
+            defer { state.link = nil; state.supervisor = nil; state.ticker = nil }
+            state.resumeWaiter?.continuation.resume(throwing: ConnectionError.connectFailed("closed"))
+            state.resumeWaiter = nil
+            return (state.link, [state.supervisor, state.ticker])
+        }
+        for task in tasks { task?.cancel() }
+        link?.close()
+        requests.failAll(with: .connectionLost("the channel closed"))
+    }
+
+    /// Numbers the event and sends it now if a transport carries the channel, or with the next
+    /// resume: never lost while the channel lives, never twice.
+    public func send(_ event: String, _ payload: JSONValue) async throws {
+        try transmit(.event(name: event, data: payload))
+    }
+
+    public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
+        let id = state.withLockedValue { state in
+            defer { state.nextRequestID += 1 }
+            return state.nextRequestID
+        }
+        let deadline = PendingReplies<Int, Response, ConnectionError>.Deadline(after: timeout, on: timeline) { _ in
+            .timedOut(event: event, after: timeout)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            guard requests.add(id, deadline: deadline, complete: { continuation.resume(with: $0.mapError { $0 as any Error }) }) else {
+                continuation.resume(throwing: ConnectionError.connectionLost("the channel closed"))
+                return
+            }
+            do {
+                try transmit(.request(name: event, data: payload, id: id))
+            } catch {
+                _ = requests.settle(id, with: .failure(error as? ConnectionError ?? .driverFailed("\(error)")))
+            }
+        }
+    }
+
+    public var recovered: Bool? { state.withLockedValue { $0.lastRecovered } }
+
+    /// Numbers `envelope` and writes it on the current link, under the lock (so numbers go out in
+    /// order).
+    private func transmit(_ envelope: Envelope) throws {
+        let now = timeline.now()
+        let failure: ReliableChannelError? = state.withLockedValue { state in
+            do throws(ReliableChannelError) {
+                let seq = try state.sender.send(envelope)
+                if let link = state.link {
+                    state.sentAt[seq] = now
+                    link.send(envelope.numbered(seq))
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if failure != nil { throw ConnectionError.queueFull(limit: options.window) }
+    }
+}

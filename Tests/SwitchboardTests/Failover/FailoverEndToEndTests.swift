@@ -1,0 +1,127 @@
+import Foundation
+import Harness
+import Logging
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SocketIOServer
+import Switchboard
+import SwitchboardTestSupport
+import Testing
+
+/// A failover channel against the embedded server over loopback, the plain WebSocket path behind
+/// the fault proxy: messages both ways while the proxy cuts the WebSocket path again and again,
+/// so the channel switches back and forth — each side sees every message once, in order.
+@Suite struct FailoverEndToEndTests {
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// What the server side saw and holds.
+    final class ServerSide: Sendable {
+        let received = NIOLockedValueBox<[Int]>([])
+        let channel = NIOLockedValueBox<ReliableChannel?>(nil)
+        let progress = AsyncStream<Int>.makeStream()
+    }
+
+    @Test func everyMessageOnceInOrderBothWaysAcrossManySwitches() async throws {
+        let count = 10_000
+        let server = SocketIOServer(logger: Self.silent)
+        let channels = ReliableChannels(server: server)
+        let side = ServerSide()
+        channels.onChannel { channel in
+            side.channel.withLockedValue { $0 = channel }
+            channel.on("up") { payload in
+                guard let number = payload.intValue else { return }
+                let total = side.received.withLockedValue { received in
+                    received.append(number)
+                    return received.count
+                }
+                side.progress.continuation.yield(total)
+            }
+            channel.onRequest("echo") { payload in [payload] }
+        }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start()
+        let proxy = try await FaultProxy.start(upstreamPort: running.port)
+
+        var policy = DefaultFailoverPolicy()
+        policy.goodPeriod = .milliseconds(300)  // come back quickly, so the cuts make many switches
+        policy.maxGoodPeriod = .milliseconds(300)
+        var options = FailoverDriver.Options(
+            webSocketURL: URL(string: "ws://127.0.0.1:\(proxy.port)/ws")!,
+            socketIOURL: URL(string: "http://127.0.0.1:\(running.port)")!
+        )
+        options.tickInterval = .milliseconds(50)
+        options.connectTimeout = .seconds(5)
+        options.maxAttempts = 1_000
+        let driver = FailoverDriver(options: options, policy: policy)
+        let switches = driver.events()
+        let switchCount = NIOLockedValueBox(0)
+        let counter = Task { for await event in switches { if case .transportChanged = event { switchCount.withLockedValue { $0 += 1 } } } }
+        let connection = try DriverConnectionFactory { _ in driver }
+            .makeConnection(for: ConnectionConfiguration(url: URL(string: "http://127.0.0.1:\(running.port)")!))
+        let down = connection.events(named: "down")
+        try await withTimeout(20, "connect") { try await connection.connect() }
+
+        // The faults: cut the WebSocket path every 150 ms until both directions are through.
+        let faults = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(150))
+                proxy.cutAll()
+            }
+        }
+        // Server → client, until the client is done.
+        let stop = NIOLockedValueBox(false)
+        let pushing = Task { () -> Int in
+            var next = 0
+            while !stop.withLockedValue({ $0 }) {
+                guard let channel = side.channel.withLockedValue({ $0 }) else { await Task.yield(); continue }
+                do {
+                    try channel.send("down", .number(Double(next)))
+                    next += 1
+                    if next % 100 == 0 { await Task.yield() }
+                } catch {
+                    try? await Task.sleep(for: .milliseconds(5))  // the client is a window behind
+                }
+            }
+            return next
+        }
+        // Client → server: at least `count`, and on until the channel switched 20 times.
+        var sent = 0
+        while sent < count || switchCount.withLockedValue({ $0 }) < 20, sent < 2_000_000 {
+            do {
+                try await connection.send("up", .number(Double(sent)))
+                sent += 1
+                if sent % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            } catch ConnectionError.queueFull {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        stop.withLockedValue { $0 = true }
+        let pushed = await pushing.value
+        let total = sent
+        var reply: Response?
+        while reply == nil {
+            do {
+                reply = try await connection.request("echo", "still here")
+            } catch ConnectionError.queueFull {
+                try await Task.sleep(for: .milliseconds(5))  // the window is full: wait for acks
+            }
+        }
+        #expect(reply?.value == "still here", "a request gets its reply across the switches")
+
+        let downs = try await down.first(pushed, within: 120, "the server's messages")
+        _ = try await side.progress.stream.firstMatch(within: 120, "the client's messages") { $0 >= total }
+        faults.cancel()
+
+        #expect(side.received.withLockedValue { $0 } == Array(0..<sent), "client → server: once each, in order")
+        #expect(downs.compactMap(\.intValue) == Array(0..<pushed), "server → client: once each, in order")
+        let switched = switchCount.withLockedValue { $0 }
+        print("measured: \(sent) messages up, \(pushed) down, \(switched) transport changes")
+        #expect(switched >= 20)
+        #expect(sent >= count && pushed >= count)
+
+        counter.cancel()
+        try await connection.disconnect()
+        await proxy.stop()
+        await running.stop()
+    }
+}
