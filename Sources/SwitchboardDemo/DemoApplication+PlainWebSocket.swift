@@ -18,9 +18,14 @@ extension DemoApplication {
     ///
     /// Unlike Socket.IO's `broadcast`, the sender receives its own: a plain WebSocket has no
     /// namespace to share, and a lone console user sees that it worked.
-    static func installPlainWebSocket(on server: SocketIOServer) {
+    static func installPlainWebSocket(on server: SocketIOServer, channels: ReliableChannels) {
         let sockets = NIOLockedValueBox<[String: EnvelopeSocket]>([:])
         server.onPlainWebSocket { connection in
+            // `/ws?channel=ID`: a failover channel's WebSocket transport.
+            if connection.query["channel"] != nil {
+                try await channels.serve(connection)
+                return
+            }
             let socket = EnvelopeSocket(connection)
             installEnvelopeEvents(on: socket, everyone: sockets)
             sockets.withLockedValue { $0[socket.id] = socket }
@@ -59,5 +64,22 @@ extension DemoApplication {
         socket.on("kick") { _ in
             socket.close()
         }
+    }
+}
+
+extension DemoApplication {
+    /// Failover channels (``ReliableChannels``): the `/channel` namespace over Socket.IO and
+    /// `/ws?channel=ID` over plain WebSocket. `echo` x sends `echo` x back on the channel; a
+    /// request for `echo` or `ack` gets `[x]`.
+    static func installChannels(on server: SocketIOServer) -> ReliableChannels {
+        let channels = ReliableChannels(server: server)
+        channels.onChannel { channel in
+            channel.onRequest("echo") { data in
+                try? channel.send("echo", data)
+                return [data]
+            }
+            channel.onRequest("ack") { data in [data] }
+        }
+        return channels
     }
 }

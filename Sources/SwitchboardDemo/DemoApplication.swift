@@ -38,7 +38,7 @@ public enum DemoApplication {
             }
             namespace.onConnection { socket in installEvents(on: socket) }
         }
-        installPlainWebSocket(on: server)
+        installPlainWebSocket(on: server, channels: installChannels(on: server))
         logConnections(of: server, to: logger)
         let ticker = server.namespace("/ticker")
         return Task {

@@ -16,6 +16,7 @@ extension DemoApplication {
         ("/chat", #"the events below; auth {"token":"secret"}, otherwise connect_error "unauthorized" with data {"reason":"bad token"}"#),
         ("/ticker", "emits tick 1, 2, 3, … every 20 ms to everyone (recovery on: a reconnecting listener misses none)"),
         ("/ws", "plain WebSocket: the same events in the JSON envelope, a request getting the ack as its reply (there, broadcast reaches the sender too and kick closes without a reply)"),
+        ("/channel", "failover channels (this namespace over Socket.IO, /ws?channel=ID over plain WebSocket; numbered envelopes, resume): echo x sends echo x back, a request for echo or ack gets [x]"),
     ]
 
     /// The contract of `/` and `/chat`, the one description that the README's table, `sio serve

@@ -66,7 +66,7 @@ extension FailoverDriver {
             linkBroke(generation, reason: "the server acknowledged what was never sent")
             return
         }
-        if case .switchTo(let next, let reason) = outcome.decision { switchTransport(to: next, reason: reason) }
+        if case .switchTo(let next, let reason) = outcome.decision { requestSwitch(to: next, reason: reason) }
     }
 
     private func deliver(_ envelope: Envelope, from generation: Int) {
@@ -150,8 +150,8 @@ extension FailoverDriver {
         waiter?.resume(throwing: ConnectionError.connectFailed(reason))
     }
 
-    /// The policy wants `target` now (slow round trips).
-    private func switchTransport(to target: FailoverTransport, reason: String) {
+    /// The policy wants `target` now (slow round trips, a path change).
+    func requestSwitch(to target: FailoverTransport, reason: String) {
         let move: (FailoverTransport, (any FailoverLink)?)? = state.withLockedValue { state in
             guard !state.closed, let current = state.transport, current != target, state.link != nil else { return nil }
             state.generation += 1

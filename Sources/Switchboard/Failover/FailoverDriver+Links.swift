@@ -176,6 +176,29 @@ extension FailoverDriver {
         relink(to: to, closing: link)
     }
 
+    /// Tells the policy about network path changes (not the first report: that is the start).
+    func watchNetwork() {
+        guard let monitor = options.networkMonitor else { return }
+        let watch = Task { [weak self] in
+            var first = true
+            for await path in monitor.paths() {
+                defer { first = false }
+                guard !first, let self else { continue }
+                let now = self.timeline.now()
+                let decision = self.state.withLockedValue { state -> FailoverDecision in
+                    guard let current = state.transport else { return .stay }
+                    return state.policy.observe(.pathChanged(path), current: current, now: now)
+                }
+                if case .switchTo(let target, let reason) = decision { self.requestSwitch(to: target, reason: reason) }
+            }
+        }
+        let previous = state.withLockedValue { state in
+            defer { state.networkWatch = watch }
+            return state.networkWatch
+        }
+        previous?.cancel()
+    }
+
     func publish(_ event: FailoverEvent) {
         state.withLockedValue { $0.observers.yield(event) }
     }

@@ -1,4 +1,6 @@
 public import Foundation
+public import protocol SocketIO.NetworkMonitor
+public import enum SocketIO.NetworkMonitors
 public import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
@@ -45,6 +47,9 @@ public final class FailoverDriver: ConnectionDriver {
         public var tickInterval: Duration = .seconds(1)
         public var clock: any Clock<Duration> = ContinuousClock()
         public var logger = Logger.disabled("switchboard.failover")
+        /// Feeds network path changes to the policy (``FailoverSignal/pathChanged(_:)``); the
+        /// system's monitor by default, `nil` for none.
+        public var networkMonitor: (any NetworkMonitor)? = NetworkMonitors.system
 
         public init(webSocketURL: URL, socketIOURL: URL) {
             self.webSocketURL = webSocketURL
@@ -78,6 +83,7 @@ public final class FailoverDriver: ConnectionDriver {
         var ticker: Task<Void, Never>?
         var observers = ObserverSet<FailoverEvent>()
         var lastRecovered: Bool?
+        var networkWatch: Task<Void, Never>?
     }
 
     public init(options: Options, policy: any FailoverPolicy = DefaultFailoverPolicy()) {
@@ -117,6 +123,7 @@ public final class FailoverDriver: ConnectionDriver {
             throw error
         }
         startTicker()
+        watchNetwork()
     }
 
     public func close() async {
@@ -124,10 +131,10 @@ public final class FailoverDriver: ConnectionDriver {
             state.closed = true
             state.onEvent = nil
             state.generation += 1
-            defer { state.link = nil; state.supervisor = nil; state.ticker = nil }
+            defer { state.link = nil; state.supervisor = nil; state.ticker = nil; state.networkWatch = nil }
             state.resumeWaiter?.continuation.resume(throwing: ConnectionError.connectFailed("closed"))
             state.resumeWaiter = nil
-            return (state.link, [state.supervisor, state.ticker])
+            return (state.link, [state.supervisor, state.ticker, state.networkWatch])
         }
         for task in tasks { task?.cancel() }
         link?.close()

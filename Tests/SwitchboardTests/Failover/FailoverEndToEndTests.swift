@@ -52,6 +52,7 @@ import Testing
         options.tickInterval = .milliseconds(50)
         options.connectTimeout = .seconds(5)
         options.maxAttempts = 1_000
+        options.networkMonitor = nil
         let driver = FailoverDriver(options: options, policy: policy)
         let switches = driver.events()
         let switchCount = NIOLockedValueBox(0)
