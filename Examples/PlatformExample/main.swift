@@ -51,3 +51,14 @@ shares.cancel()
 feed.cancel()
 try await feedConnection.disconnect()
 // end snippet
+
+// snippet: failover
+let failover = ConnectionManager(factory: .failover())             // ws://host/ws + Socket.IO /channel
+let channel = try await failover.lease(url)
+let channelEchoes = channel.connection.events(named: "echo")
+let channelReply = try await channel.connection.request("echo", "hi", timeout: .seconds(5))
+print("channel reply:", channelReply.values)                        // numbered, acknowledged, resent after a switch
+for await echo in channelEchoes.prefix(1) { print("channel echo:", echo) }
+channel.release()
+await failover.shutdown()
+// end snippet

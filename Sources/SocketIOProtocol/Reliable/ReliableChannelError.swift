@@ -11,6 +11,8 @@ public enum ReliableChannelError: Error, Sendable, Hashable, CustomStringConvert
     /// The peer skipped ahead: `seq` arrived where `expected` was due (a message was lost without
     /// a resume in between).
     case gap(expected: UInt64, got: UInt64)
+    /// The channel is gone (it expired, or was never opened here).
+    case channelGone
     /// The peer resumed from `received`, but the messages after it were already acknowledged and
     /// dropped (`firstKept` is the oldest still held): the channel cannot continue.
     case resumeBeforeWindow(received: UInt64, firstKept: UInt64)
@@ -18,6 +20,7 @@ public enum ReliableChannelError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String {
         switch self {
         case .windowFull(let window): "\(window) messages wait for the peer's acknowledgement"
+        case .channelGone: "the channel is gone (expired)"
         case .ackBeyondSent(let seq, let last): "acknowledgement of \(seq), but the last message sent was \(last)"
         case .resumeBeyondSent(let seq, let last): "resume from \(seq), but the last message sent was \(last)"
         case .gap(let expected, let got): "message \(got) arrived where \(expected) was due"

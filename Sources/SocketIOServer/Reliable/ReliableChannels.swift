@@ -213,6 +213,11 @@ public final class ReliableChannels: Sendable {
             }
         }
         switch result {
+        case .failure(.unknownChannel(let id)):
+            // The client may start a new channel on this same transport.
+            logger.debug("resume of an unknown channel", metadata: ["socketio.channel": "\(id)"])
+            _ = link.send(.error(id: nil, message: ReliableChannelTable<Envelope>.Refusal.unknownChannel(id).description))
+            return true
         case .failure(let refusal):
             refuse(link, refusal.description)
             return false
@@ -307,10 +312,15 @@ public final class ReliableChannels: Sendable {
     func send(_ envelope: Envelope, on id: String) throws(ReliableChannelError) {
         let failure: ReliableChannelError? = state.withLockedValue { state in
             do throws(ReliableChannelError) {
-                guard let seq = try state.table.withChannel(id, { (channel) throws(ReliableChannelError) in try channel.sender.send(envelope) }) else {
-                    return .resumeBeforeWindow(received: 0, firstKept: 0)
+                let attachment = state.table.channels[id]?.attachment
+                let numbered = try state.table.withChannel(id) { (channel) throws(ReliableChannelError) -> (UInt64, UInt64?) in
+                    let seq = try channel.sender.send(envelope)
+                    // Acknowledge what was delivered first (piggybacked), when it goes out now.
+                    return (seq, attachment == nil ? nil : channel.receiver.ackDue())
                 }
-                if let attachment = state.table.channels[id]?.attachment, let link = state.links[attachment] {
+                guard let (seq, ack) = numbered else { return .channelGone }
+                if let attachment, let link = state.links[attachment] {
+                    if let ack { _ = link.send(.ack(seq: ack)) }
                     _ = link.send(envelope.numbered(seq))
                 }
                 return nil

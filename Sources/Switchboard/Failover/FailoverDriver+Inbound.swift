@@ -20,9 +20,10 @@ extension FailoverDriver {
         switch envelope {
         case .resumed(let channel, let received):
             let waiter = state.withLockedValue { state -> CheckedContinuation<UInt64, any Error>? in
-                guard channel == channelID, let waiter = state.resumeWaiter, waiter.generation == generation else { return nil }
+                guard channel == state.channelID, let waiter = state.resumeWaiter, waiter.generation == generation else { return nil }
                 state.resumeWaiter = nil
-                state.lastRecovered = true
+                state.lastRecovered = state.opened
+                state.opened = true
                 return waiter.continuation
             }
             waiter?.resume(returning: received)
@@ -39,7 +40,9 @@ extension FailoverDriver {
                 state.resumeWaiter = nil
                 return waiter.continuation
             }
-            waiter?.resume(throwing: ConnectionError.connectFailed(message))
+            waiter?.resume(throwing: message.hasPrefix(Self.unknownChannelMessage)
+                ? FailoverDriver.ChannelGone(message: message) as any Error
+                : ConnectionError.connectFailed(message))
         case .event, .request, .reply:
             deliver(envelope, from: generation)
         case .resume:

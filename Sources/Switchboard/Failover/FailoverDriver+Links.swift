@@ -19,6 +19,15 @@ extension FailoverDriver {
             do {
                 try await connect(target)
                 return
+            } catch let gone as ChannelGone {
+                // The server no longer holds the channel: a new one, right away (not a failure).
+                startNewChannel(because: gone.message)
+                do {
+                    try await connect(target)
+                    return
+                } catch {
+                    lastError = error
+                }
             } catch {
                 lastError = error
                 logger.debug("channel transport failed", metadata: ["switchboard.transport": "\(target)", "switchboard.error": "\(error)"])
@@ -52,7 +61,7 @@ extension FailoverDriver {
         case .webSocket:
             var components = URLComponents(url: options.webSocketURL, resolvingAgainstBaseURL: false)
             let items = components?.queryItems ?? []
-            components?.queryItems = items + [URLQueryItem(name: "channel", value: channelID)]
+            components?.queryItems = items + [URLQueryItem(name: "channel", value: self.channelID)]
             let url = components?.url ?? options.webSocketURL
             link = try await WebSocketLink.open(url, connectTimeout: options.connectTimeout, report: report)
         case .socketIO:
@@ -61,7 +70,14 @@ extension FailoverDriver {
             )
         }
         do {
-            let peerReceived = try await resume(on: link, generation: generation)
+            let peerReceived: UInt64
+            do {
+                peerReceived = try await resume(on: link, generation: generation)
+            } catch let gone as ChannelGone {
+                // The server no longer holds the channel and keeps the transport open for a new one.
+                startNewChannel(because: gone.message)
+                peerReceived = try await resume(on: link, generation: generation)
+            }
             let previous = state.withLockedValue { state -> FailoverTransport? in
                 defer { state.transport = transport }
                 return state.transport
@@ -91,21 +107,25 @@ extension FailoverDriver {
     private func resume(on link: any FailoverLink, generation: Int) async throws -> UInt64 {
         let timeout = options.connectTimeout
         let timer = Task { [weak self] in
-            try? await self?.timeline.sleep(timeout)
+            do {
+                try await self?.timeline.sleep(timeout)
+            } catch {
+                return  // answered in time
+            }
             self?.failResume(generation, ConnectionError.connectFailed("no resumed within \(timeout)"))
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let received: UInt64? = state.withLockedValue { state in
+            let point: (String, UInt64)? = state.withLockedValue { state in
                 guard state.generation == generation, !state.closed else { return nil }
                 state.resumeWaiter = (generation, continuation)
-                return state.receiver.resumePoint()
+                return (state.channelID, state.receiver.resumePoint())
             }
-            guard let received else {
+            guard let (channel, received) = point else {
                 continuation.resume(throwing: ConnectionError.connectFailed("closed while opening"))
                 return
             }
-            link.send(.resume(channel: channelID, received: received))
+            link.send(.resume(channel: channel, received: received))
         }
     }
 
@@ -197,6 +217,24 @@ extension FailoverDriver {
             return state.networkWatch
         }
         previous?.cancel()
+    }
+
+    /// The server refused the resume: it no longer holds the channel (`unknown or expired
+    /// channel`). A new channel starts; what the old one had not had acknowledged is sent again
+    /// on it (at least once: the server may have handled some before it lost the channel), and
+    /// ``recovered`` says `false`, so the app knows to resynchronise.
+    func startNewChannel(because reason: String) {
+        let id = state.withLockedValue { state -> String in
+            let pending = state.sender.unacknowledged.map(\.message)
+            state.channelID = UUID().uuidString
+            state.opened = false
+            state.sender = ReliableSender(window: options.window)
+            state.receiver = ReliableReceiver(ackEvery: options.ackEvery)
+            state.sentAt = [:]
+            for message in pending { _ = try? state.sender.send(message) }
+            return state.channelID
+        }
+        logger.info("starting a new channel", metadata: ["switchboard.reason": "\(reason)", "switchboard.channel": "\(id)"])
     }
 
     func publish(_ event: FailoverEvent) {

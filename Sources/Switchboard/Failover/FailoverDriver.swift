@@ -58,14 +58,18 @@ public final class FailoverDriver: ConnectionDriver {
     }
 
     public let options: Options
-    /// The channel's id (the server keys its state by it).
-    public let channelID: String
+    /// The channel's id (the server keys its state by it); a new one when the server no longer
+    /// holds the channel (it expired, or the server restarted).
+    public var channelID: String { state.withLockedValue { $0.channelID } }
     let logger: Logger
     let timeline: Timeline
     let state: NIOLockedValueBox<State>
     let requests = PendingReplies<Int, Response, ConnectionError>()
 
     struct State: Sendable {
+        var channelID = UUID().uuidString
+        /// Whether the channel has been opened on the server once (a later resume recovers it).
+        var opened = false
         var sender: ReliableSender<Envelope>
         var receiver: ReliableReceiver
         var policy: any FailoverPolicy
@@ -88,10 +92,7 @@ public final class FailoverDriver: ConnectionDriver {
 
     public init(options: Options, policy: any FailoverPolicy = DefaultFailoverPolicy()) {
         self.options = options
-        self.channelID = UUID().uuidString
-        var logger = options.logger
-        logger[metadataKey: "switchboard.channel"] = "\(channelID)"
-        self.logger = logger
+        self.logger = options.logger
         self.timeline = Timeline(options.clock)
         self.state = NIOLockedValueBox(State(
             sender: ReliableSender(window: options.window),
@@ -179,6 +180,9 @@ public final class FailoverDriver: ConnectionDriver {
                 let seq = try state.sender.send(envelope)
                 if let link = state.link {
                     state.sentAt[seq] = now
+                    // What was delivered is acknowledged first (piggybacked): the peer never
+                    // sees an answer to a message it still thinks unacknowledged.
+                    if let ack = state.receiver.ackDue() { link.send(.ack(seq: ack)) }
                     link.send(envelope.numbered(seq))
                 }
                 return nil
@@ -187,5 +191,15 @@ public final class FailoverDriver: ConnectionDriver {
             }
         }
         if failure != nil { throw ConnectionError.queueFull(limit: options.window) }
+    }
+}
+
+extension FailoverDriver {
+    /// The server's answer to a resume of a channel it does not hold (ReliableChannels' refusal).
+    static let unknownChannelMessage = "unknown or expired channel"
+
+    /// The server no longer holds the channel.
+    struct ChannelGone: Error {
+        let message: String
     }
 }

@@ -35,6 +35,8 @@ import Darwin
             #"order screen: "Order delivered""#,
             #"shared by: "ada""#,
             "statistics: MessageCenterStatistics(dispatched: 6, duplicates: 1, rejected: 1)",
+            #"channel reply: ["hi"]"#,
+            #"channel echo: "hi""#,
         ]),
         ("PlatformLayerExample", [
             #"update: "Order placed""#,

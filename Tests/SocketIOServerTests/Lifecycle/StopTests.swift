@@ -25,7 +25,7 @@ import Testing
             try await busy.read { bytes in bytes.count > 12 ? ((), bytes.count) : nil }
         }
         try await withTimeout(30, "stop() with an idle connection open") { await running.stop() }
-        try await withTimeout(10, "the idle connection closing") { try await idle.waitForClose() }
+        try await withTimeout(30, "the idle connection closing") { try await idle.waitForClose() }
     }
 
     @Test func stopReturnsWhileAConnectionHasSentHalfAHead() async throws {
@@ -35,7 +35,7 @@ import Testing
         defer { partial.close() }
         try partial.write("GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\n")
         try await withTimeout(30, "stop() with half a head received") { await running.stop() }
-        try await withTimeout(10, "the connection closing") { try await partial.waitForClose() }
+        try await withTimeout(30, "the connection closing") { try await partial.waitForClose() }
     }
 
     /// Bytes that are not HTTP, or nothing at all: closed once the head deadline passes, while
@@ -62,7 +62,7 @@ import Testing
             }
         }
         #expect(status == "HTTP/1.1 200 OK")
-        try await withTimeout(10, "the non-HTTP connection closing") { try await garbage.waitForClose() }
-        try await withTimeout(10, "the silent connection closing") { try await silent.waitForClose() }
+        try await withTimeout(30, "the non-HTTP connection closing") { try await garbage.waitForClose() }
+        try await withTimeout(30, "the silent connection closing") { try await silent.waitForClose() }
     }
 }

@@ -36,18 +36,20 @@ struct ReliableChannelEndpointTests {
             let first = try await Self.open(port, channel: "c1")
             #expect(try await first.nextText() == #"{"type":"resumed","channel":"c1","received":0}"#)
             try first.send(text: #"{"type":"request","event":"echo","data":"hi","id":0,"seq":1}"#)
+            #expect(try await first.nextText() == #"{"type":"ack","seq":1}"#, "acknowledged first, piggybacked on the answer")
             #expect(try await first.nextText() == #"{"type":"event","event":"echo","data":"hi","seq":1}"#)
             #expect(try await first.nextText() == #"{"type":"reply","id":0,"data":["hi"],"seq":2}"#)
-            #expect(try await first.nextText() == #"{"type":"ack","seq":1}"#, "acknowledged after the short delay")
+            try first.send(text: #"{"type":"event","event":"nobody-listens","seq":2}"#)
+            #expect(try await first.nextText() == #"{"type":"ack","seq":2}"#, "alone, acknowledged after the short delay")
             // The client got both but acknowledges nothing, and comes back on a new connection
             // having delivered only the first: the server sends the second again, once.
             let second = try await Self.open(port, channel: "c1", received: 1)
-            #expect(try await second.nextText() == #"{"type":"resumed","channel":"c1","received":1}"#)
+            #expect(try await second.nextText() == #"{"type":"resumed","channel":"c1","received":2}"#)
             #expect(try await second.nextText() == #"{"type":"reply","id":0,"data":["hi"],"seq":2}"#)
             try await first.waitForClose()
             // A repeat of what the server already delivered is dropped and acknowledged.
             try second.send(text: #"{"type":"request","event":"echo","data":"hi","id":0,"seq":1}"#)
-            #expect(try await second.nextText() == #"{"type":"ack","seq":1}"#)
+            #expect(try await second.nextText() == #"{"type":"ack","seq":2}"#)
         }
     }
 
@@ -73,11 +75,12 @@ struct ReliableChannelEndpointTests {
             let again = try await Self.open(port, channel: "c2")
             #expect(try await again.nextText() == #"{"type":"resumed","channel":"c2","received":0}"#)
             try other.send(text: #"{"type":"request","event":"ack","data":"still","id":1,"seq":1}"#)
+            #expect(try await other.nextText() == #"{"type":"ack","seq":1}"#)
             #expect(try await other.nextText() == #"{"type":"reply","id":1,"data":["still"],"seq":1}"#)
         }
     }
 
-    @Test("a message before any resume, and a resume of a channel the server does not hold, are refused")
+    @Test("a message before any resume is refused; a resume of a channel the server does not hold is answered, and a new channel may follow")
     func refusals() async throws {
         try await withDemo { port in
             let early = try await RawWebSocket.open(port: port, target: "/ws?channel=x")
@@ -86,7 +89,9 @@ struct ReliableChannelEndpointTests {
             try await early.waitForClose()
             let unknown = try await Self.open(port, channel: "gone", received: 3)
             #expect(try await unknown.nextText() == #"{"type":"error","message":"unknown or expired channel \"gone\""}"#)
-            try await unknown.waitForClose()
+            // The transport stays open for a new channel.
+            try unknown.send(text: #"{"type":"resume","channel":"new","received":0}"#)
+            #expect(try await unknown.nextText() == #"{"type":"resumed","channel":"new","received":0}"#)
         }
     }
 }

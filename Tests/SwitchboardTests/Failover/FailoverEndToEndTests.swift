@@ -45,6 +45,7 @@ import Testing
         var policy = DefaultFailoverPolicy()
         policy.goodPeriod = .milliseconds(300)  // come back quickly, so the cuts make many switches
         policy.maxGoodPeriod = .milliseconds(300)
+        policy.slowRoundTrip = .seconds(60)      // a loaded machine's round trips must not pin it to Socket.IO
         var options = FailoverDriver.Options(
             webSocketURL: URL(string: "ws://127.0.0.1:\(proxy.port)/ws")!,
             socketIOURL: URL(string: "http://127.0.0.1:\(running.port)")!
@@ -71,29 +72,37 @@ import Testing
         }
         // Server → client, until the client is done.
         let stop = NIOLockedValueBox(false)
+        let pushedSoFar = NIOLockedValueBox(0)
         let pushing = Task { () -> Int in
             var next = 0
             while !stop.withLockedValue({ $0 }) {
-                guard let channel = side.channel.withLockedValue({ $0 }) else { await Task.yield(); continue }
+                guard let channel = side.channel.withLockedValue({ $0 }) else {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    continue
+                }
                 do {
                     try channel.send("down", .number(Double(next)))
                     next += 1
-                    if next % 100 == 0 { await Task.yield() }
+                    pushedSoFar.withLockedValue { $0 = next }
+                    if next % 50 == 0 { try? await Task.sleep(for: .milliseconds(10)) }  // paced, not a CPU hog
                 } catch {
-                    try? await Task.sleep(for: .milliseconds(5))  // the client is a window behind
+                    try? await Task.sleep(for: .milliseconds(10))  // the client is a window behind
                 }
             }
             return next
         }
-        // Client → server: at least `count`, and on until the channel switched 20 times.
+        // Client → server: at least `count`, and on until the channel switched 20 times (or a
+        // minute passed: then the switch count below fails rather than the test running on).
         var sent = 0
-        while sent < count || switchCount.withLockedValue({ $0 }) < 20, sent < 2_000_000 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while sent < count || pushedSoFar.withLockedValue({ $0 }) < count || switchCount.withLockedValue({ $0 }) < 20,
+              ContinuousClock.now < deadline {
             do {
                 try await connection.send("up", .number(Double(sent)))
                 sent += 1
-                if sent % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+                if sent % 50 == 0 { try await Task.sleep(for: .milliseconds(10)) }  // paced
             } catch ConnectionError.queueFull {
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(10))
             }
         }
         stop.withLockedValue { $0 = true }

@@ -25,6 +25,7 @@ struct IntegrationBackend: Sendable, CustomStringConvertible {
         .socketIO(.pollingThenWebSocket),
         .socketIO(.webSocketOnly),
         .plainWebSocket,
+        .failover,
     ]
 }
 
@@ -85,6 +86,43 @@ extension IntegrationBackend {
                 url: running.url.appendingPathComponent("ws"),
                 port: running.port,
                 connections: { connections.withLockedValue { $0 } },
+                stop: { await running.stop() }
+            )
+        }
+    )
+}
+
+extension IntegrationBackend {
+    /// The failover channel against the embedded server (``DemoApplication`` serves channels on
+    /// `/channel` and `/ws?channel=`); "connections" counts the channels the server opened.
+    static let failover = IntegrationBackend(
+        description: "failover",
+        factory: {
+            // Report the loss soon (the scenario waits for `disconnected`); the keeper reconnects.
+            let adjust: @Sendable (inout FailoverDriver.Options) -> Void = { options in
+                options.maxAttempts = 2
+                options.networkMonitor = nil
+            }
+            return DriverConnectionFactory.failover(options: adjust)
+        },
+        configure: { _ in },
+        start: { port in
+            let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+            let server = SocketIOServer(configuration: DemoApplication.configuration, logger: silent)
+            DemoApplication.install(on: server, logger: silent).cancel()
+            let channels = NIOLockedValueBox(Set<String>())
+            server.onConnectionEvent { event in
+                switch event {
+                case .plainWebSocketOpened(let id, _): channels.withLockedValue { _ = $0.insert(id) }
+                case .socketConnected(let namespace, let id, _, _) where namespace == "/channel": channels.withLockedValue { _ = $0.insert(id) }
+                default: break
+                }
+            }
+            let running = try await server.start(host: "127.0.0.1", port: port)
+            return RunningBackend(
+                url: running.url,
+                port: running.port,
+                connections: { channels.withLockedValue { $0.count } },
                 stop: { await running.stop() }
             )
         }
