@@ -331,3 +331,16 @@ public final class ReliableChannels: Sendable {
         if let failure { throw failure }
     }
 }
+
+extension ReliableChannels {
+    /// Every channel's state, one line each (for logs and tests that time out; never parsed).
+    public var diagnostics: [String] {
+        state.withLockedValue { state in
+            state.table.channels.map { id, channel in
+                "channel \(id): attachment \(channel.attachment.map(String.init) ?? "none") "
+                    + "(links \(state.links.keys.sorted())), sent \(channel.sender.lastSent), "
+                    + "unacknowledged \(channel.sender.unacknowledged.count), delivered \(channel.receiver.delivered)"
+            }
+        }
+    }
+}

@@ -203,3 +203,16 @@ extension FailoverDriver {
         let message: String
     }
 }
+
+extension FailoverDriver {
+    /// The channel's state, one line (for logs and the soak harness; never parsed).
+    public var diagnostics: String {
+        state.withLockedValue { state in
+            "channel \(state.channelID): transport \(state.transport.map { "\($0)" } ?? "none"), "
+                + "link \(state.link == nil ? "none" : "open"), generation \(state.generation), "
+                + "resuming \(state.resumeWaiter != nil), supervisor \(state.supervisor == nil ? "none" : "running"), "
+                + "sent \(state.sender.lastSent), unacknowledged \(state.sender.unacknowledged.count), "
+                + "delivered \(state.receiver.delivered), closed \(state.closed)"
+        }
+    }
+}

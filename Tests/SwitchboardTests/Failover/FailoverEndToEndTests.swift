@@ -108,8 +108,14 @@ import Testing
         stop.withLockedValue { $0 = true }
         let pushed = await pushing.value
         let total = sent
+        let diagnose = { "client: \(driver.diagnostics)\nserver: \(channels.diagnostics)" }
         var reply: Response?
+        let replyDeadline = ContinuousClock.now + .seconds(60)
         while reply == nil {
+            guard ContinuousClock.now < replyDeadline else {
+                Issue.record("the channel made no progress for a minute:\n\(diagnose())")
+                break
+            }
             do {
                 reply = try await connection.request("echo", "still here")
             } catch ConnectionError.queueFull {
@@ -118,7 +124,13 @@ import Testing
         }
         #expect(reply?.value == "still here", "a request gets its reply across the switches")
 
-        let downs = try await down.first(pushed, within: 120, "the server's messages")
+        let downs: [JSONValue]
+        do {
+            downs = try await down.first(pushed, within: 120, "the server's messages")
+        } catch {
+            Issue.record("\(error)\n\(diagnose())")
+            throw error
+        }
         _ = try await side.progress.stream.firstMatch(within: 120, "the client's messages") { $0 >= total }
         faults.cancel()
 
