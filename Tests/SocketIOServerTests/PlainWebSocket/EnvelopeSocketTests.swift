@@ -8,19 +8,8 @@ import Testing
 /// The demo's `/ws`: the JSON envelope, over a hand-driven WebSocket.
 @Suite("Envelope socket (demo /ws)")
 struct EnvelopeSocketTests {
-    /// Runs `body` against a server with the demo installed (`sio serve`'s behaviour).
     func withDemo(_ body: (Int) async throws -> Void) async throws {
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
-        DemoApplication.install(on: server, logger: logger).cancel()
-        let running = try await server.start(host: "127.0.0.1", port: 0)
-        do {
-            try await body(running.port)
-            await running.stop()
-        } catch {
-            await running.stop()
-            throw error
-        }
+        try await withDemoApplication(body)
     }
 
     @Test("a request is answered by a reply with its id; echo also pushes an event")

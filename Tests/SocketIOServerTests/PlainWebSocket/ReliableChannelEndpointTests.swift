@@ -11,17 +11,7 @@ import Testing
 @Suite("Reliable channel endpoint")
 struct ReliableChannelEndpointTests {
     func withDemo(_ body: (Int) async throws -> Void) async throws {
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
-        DemoApplication.install(on: server, logger: logger).cancel()
-        let running = try await server.start(host: "127.0.0.1", port: 0)
-        do {
-            try await body(running.port)
-            await running.stop()
-        } catch {
-            await running.stop()
-            throw error
-        }
+        try await withDemoApplication(body)
     }
 
     static func open(_ port: Int, channel: String, received: Int = 0) async throws -> RawWebSocket {
