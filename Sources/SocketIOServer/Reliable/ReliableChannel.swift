@@ -37,9 +37,9 @@ public final class ReliableChannel: Sendable {
     }
 
     /// Sends `event` to the client, numbered; it is kept until the client acknowledges it and
-    /// sent again after a switch. Throws ``ReliableChannelError/windowFull(window:)`` when the
-    /// client is that far behind (nothing is dropped), ``ReliableChannelError/channelGone`` when
-    /// the channel expired.
+    /// sent again after a switch. Throws `ReliableChannelError.windowFull` when the client is
+    /// that far behind (nothing is dropped), `ReliableChannelError.channelGone` when the channel
+    /// expired.
     public func send(_ event: String, _ data: JSONValue = nil) throws(ReliableChannelError) {
         try hub.send(.event(name: event, data: data), on: id)
     }

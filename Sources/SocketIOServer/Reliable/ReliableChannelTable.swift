@@ -5,7 +5,7 @@ public import SocketIOProtocol
 /// the other and back; bounded in number and in time (a channel no transport carries expires).
 ///
 /// The owner (the channel endpoint) holds it under a lock and passes the time in; nothing here
-/// does I/O. `Message` is what the server sends on a channel (an ``Envelope`` in production).
+/// does I/O. `Message` is what the server sends on a channel (an `Envelope` in production).
 public struct ReliableChannelTable<Message: Sendable>: Sendable {
     public enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// A resume from `received` > 0 for a channel this server does not hold (it expired, or

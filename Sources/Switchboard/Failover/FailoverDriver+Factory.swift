@@ -12,15 +12,18 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
     ///   - webSocketPath: the plain WebSocket endpoint's path on the same host.
     ///   - namespace: the Socket.IO namespace that carries channels.
     ///   - policy: decides the transport (a fresh copy per connection).
-    ///   - options: adjusts each driver's options (other URLs, timeouts, the window, the clock).
+    ///   - clock: the connections' and drivers' clock (deadlines, acknowledgement delays, ticks).
+    ///   - logger: where the connections and drivers log.
+    ///   - options: adjusts each driver's options (other URLs, timeouts, the window).
     public static func failover(
         webSocketPath: String = "/ws",
         namespace: String = "/channel",
         policy: any FailoverPolicy = DefaultFailoverPolicy(),
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger? = nil,
-        options adjust: @escaping @Sendable (inout FailoverDriver.Options) -> Void = { _ in }
+        options: @escaping @Sendable (inout FailoverDriver.Options) -> Void = { _ in }
     ) -> DriverConnectionFactory {
+        let adjust = options
         let logger = logger ?? .disabled("switchboard.failover")
         return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
             guard var components = URLComponents(url: configuration.url, resolvingAgainstBaseURL: false) else {

@@ -28,7 +28,7 @@ public enum FailoverSignal: Sendable, Hashable {
     case deadlineMissed(FailoverTransport)
     /// A round trip measured on the current transport (from the channel's own acknowledgements).
     case roundTrip(Duration)
-    /// The network path changed (``NetworkMonitor``).
+    /// The network path changed (`NetworkMonitor`).
     case pathChanged(NetworkPath)
 }
 
