@@ -67,8 +67,13 @@ package func observerStream<Owner: AnyObject & Sendable, State: Sendable, Elemen
         continuation.finish()
         return stream
     }
+    // Not under the stream's termination: the owner yields to its observers under its own lock,
+    // and a consumer cancelled at that moment would wait for that lock while the yield waits for
+    // the stream's (a lock-order deadlock, seen in PlatformLayerExample). Removal can wait a
+    // moment; a yield to a terminated continuation is dropped.
     continuation.onTermination = { [weak owner] _ in
-        owner?[keyPath: state].withLockedValue { $0[keyPath: observers].remove(id) }
+        guard let owner else { return }
+        Task { owner[keyPath: state].withLockedValue { $0[keyPath: observers].remove(id) } }
     }
     return stream
 }
