@@ -73,10 +73,7 @@ public final class EnvelopeSocket: Sendable {
         for try await message in connection.messages {
             let envelope: Envelope
             do {
-                switch message {
-                case .text(let text): envelope = try Envelope(parsing: text)
-                case .binary: throw EnvelopeError.binaryMessage
-                }
+                envelope = try Envelope(message)
             } catch {
                 send(.error(id: nil, message: "\(error)"))
                 continue

@@ -86,3 +86,14 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
         AsyncIterator(base: base.makeAsyncIterator())
     }
 }
+
+extension Envelope {
+    /// Reads one envelope from a plain WebSocket message; a binary message is
+    /// `EnvelopeError.binaryMessage` (envelopes are JSON text).
+    init(_ message: PlainWebSocketMessage) throws(EnvelopeError) {
+        switch message {
+        case .text(let text): try self.init(parsing: text)
+        case .binary: throw .binaryMessage
+        }
+    }
+}

@@ -94,10 +94,7 @@ public final class ReliableChannels: Sendable {
         for try await message in connection.messages {
             let envelope: Envelope
             do {
-                switch message {
-                case .text(let text): envelope = try Envelope(parsing: text)
-                case .binary: throw EnvelopeError.binaryMessage
-                }
+                envelope = try Envelope(message)
             } catch {
                 refuse(link, "\(error)")
                 return

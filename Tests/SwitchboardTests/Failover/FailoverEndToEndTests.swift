@@ -66,7 +66,7 @@ import Testing
         // The faults: cut the WebSocket path every 150 ms until both directions are through.
         let faults = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(150))
+                try? await Task.sleep(for: .milliseconds(150))  // the fault schedule, not a wait for anything
                 proxy.cutAll()
             }
         }
