@@ -48,6 +48,7 @@ public final class ConnectionKeeper: Sendable {
         var loop: Task<Void, Never>?
         var observers: [UInt64: AsyncStream<KeeperEvent>.Continuation] = [:]
         var nextObserverID: UInt64 = 0
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -82,6 +83,7 @@ public final class ConnectionKeeper: Sendable {
                     }
                     guard let self else { return }
                     // Not awaited: a slow action must not delay the next interval.
+                    self.state.withLockedValue { $0.machine.intervalScanScheduled() }
                     Task { await self.scan(.interval) }
                 }
             }
@@ -138,6 +140,25 @@ public final class ConnectionKeeper: Sendable {
             }
         }
         publish(.scanFinished(connections: snapshots.count))
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            guard state.machine.scanEnded() else { return [] }
+            defer { state.settledWaiters = [] }
+            return state.settledWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no scan is scheduled or running and no action is in flight (for tests that
+    /// move a test clock: a scan still working on a connection would skip it at the next interval).
+    func settled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state -> Bool in
+                if state.machine.isSettled { return true }
+                state.settledWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// The rules' verdict on one connection: the first action any rule returns.

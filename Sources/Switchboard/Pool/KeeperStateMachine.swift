@@ -23,6 +23,12 @@ struct KeeperStateMachine: Sendable {
     private var dirty: Set<ConnectionID> = []
     /// A lease-change scan is asked for and has not started yet: more changes join it.
     private(set) var scanRequested = false
+    /// Scans asked for or running (an interval scan counts from when the loop schedules it, a
+    /// lease-change scan from when it is requested): zero means the keeper is settled.
+    private(set) var scansInFlight = 0
+
+    /// Nothing scheduled, nothing running, nothing in flight on any connection.
+    var isSettled: Bool { scansInFlight == 0 }
 
     /// A lease changed: whether to start a scan (not when one is already waiting to start, so a
     /// burst of lease changes makes one scan; never once stopped).
@@ -33,16 +39,29 @@ struct KeeperStateMachine: Sendable {
         case .idle, .running:
             guard !scanRequested else { return false }
             scanRequested = true
+            scansInFlight += 1
             return true
         }
+    }
+
+    /// The interval loop hands a scan to a task of its own.
+    mutating func intervalScanScheduled() {
+        scansInFlight += 1
     }
 
     /// A scan starts (before it looks at the pool): later lease changes need a new one.
     mutating func scanStarting(_ trigger: Trigger) {
         switch trigger {
         case .leaseChanged: scanRequested = false
-        case .interval, .manual: break
+        case .manual: scansInFlight += 1
+        case .interval: break
         }
+    }
+
+    /// A scan ended (every action it started has finished): whether the keeper is now settled.
+    mutating func scanEnded() -> Bool {
+        scansInFlight -= 1
+        return isSettled
     }
 
     /// `start()`: whether to start the interval loop (only from `idle`; a stopped keeper stays stopped).

@@ -22,8 +22,10 @@ struct ConnectionKeeperTests {
 
         var keeper: ConnectionKeeper { manager.keeper }
 
-        /// One interval: wait for the keeper's loop to sleep, then move time past it.
+        /// One interval: wait for the keeper to finish what it is doing (a connection still busy
+        /// would be skipped by the interval's scan) and for its loop to sleep, then move time past it.
         func tick(_ duration: Duration = .seconds(2)) async {
+            await keeper.settled()
             await clock.waitForSleepers(1)
             clock.advance(by: duration)
         }

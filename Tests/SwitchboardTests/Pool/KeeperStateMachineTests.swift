@@ -49,6 +49,20 @@ struct KeeperStateMachineTests {
         #expect(!stopped)
     }
 
+    @Test func settledOnlyWhenEveryScheduledRequestedAndManualScanHasEnded() {
+        var machine = KeeperStateMachine()
+        #expect(machine.isSettled)
+        machine.intervalScanScheduled()
+        _ = machine.requestScan()
+        _ = machine.requestScan()
+        #expect(!machine.isSettled, "a scheduled scan counts before it starts")
+        machine.scanStarting(.interval)
+        machine.scanStarting(.leaseChanged)
+        machine.scanStarting(.manual)
+        let ends = [machine.scanEnded(), machine.scanEnded(), machine.scanEnded()]
+        #expect(ends == [false, false, true], "three scans (the burst of lease changes is one)")
+    }
+
     @Test(arguments: [KeeperStateMachine.Trigger.leaseChanged, .manual])
     func aLeaseChangeWhileBusyRescansWhenTheActionEnds(_ trigger: KeeperStateMachine.Trigger) {
         var machine = KeeperStateMachine()
