@@ -232,7 +232,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SocketIOProtocolTests",
-            dependencies: ["SocketIOProtocol"],
+            dependencies: ["SocketIOProtocol", "SwitchboardTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -1,15 +1,10 @@
 import SocketIOProtocol
+import SwitchboardTestSupport
 import Testing
 
 /// The reliable channel's sender and receiver, input by input (SPEC.md part E).
 @Suite("Reliable channel sequence")
 struct ReliableSequenceTests {
-    /// Lets `#expect` call mutating members.
-    final class Box<Value>: @unchecked Sendable {
-        var value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     @Test func theSenderNumbersFromOneAndReleasesCumulatively() throws {
         let sender = Box(ReliableSender<String>(window: 10))
         #expect(sender.value.lastSent == 0)
@@ -107,18 +102,5 @@ struct ReliableSequenceTests {
         }
         #expect(received == Array(0..<5_000), "every message once, in order, after \(switches) switches")
         #expect(sender.value.unacknowledged.count <= sender.value.window)
-    }
-}
-
-/// A small seeded generator, so a failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,16 +1,12 @@
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardTestSupport
 import Testing
 
 /// The server's reliable channels, input by input: open, resume on another transport, expiry,
 /// the limits, bad resumes.
 @Suite("Reliable channel table")
 struct ReliableChannelTableTests {
-    final class Box<Value>: @unchecked Sendable {
-        var value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     @Test func aChannelOpensThenResumesOnAnotherTransportWithWhatWasMissed() throws {
         let table = Box(ReliableChannelTable<String>(maxChannels: 10, expiry: .seconds(120), window: 100))
         let opened = try table.value.resume("c1", received: 0, on: 1, now: .seconds(0))

@@ -1,4 +1,5 @@
 @testable import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// socket.io's reconnection backoff: the worked table of client-behaviour.md §3 and its bounds.

@@ -1,5 +1,6 @@
 @testable import SocketIO
 import SocketIOProtocol
+import SwitchboardTestSupport
 import Testing
 
 /// The manager's session lifecycle, input by input: which session is current, the v3 retry,

@@ -1,4 +1,5 @@
 @testable import SocketIO
+import SwitchboardTestSupport
 import Testing
 
 /// When the manager reconnects, input by input.

@@ -1,5 +1,6 @@
 @testable import SocketIO
 import SocketIOProtocol
+import SwitchboardTestSupport
 import Testing
 
 /// socket.io's `retries` queue, input by input.
