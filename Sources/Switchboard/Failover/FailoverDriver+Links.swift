@@ -37,8 +37,10 @@ extension FailoverDriver {
                     publish(.transportChanged(from: target, to: next, reason: reason))
                     target = next
                 } else if attempt % 2 == 0 {
-                    // The policy holds on; after two failures in a row try the other transport anyway.
-                    target = target == .webSocket ? .socketIO : .webSocket
+                    // The policy holds on; after two failures in a row try the other transport
+                    // anyway (where the policy allows it).
+                    let other: FailoverTransport = target == .webSocket ? .socketIO : .webSocket
+                    if state.withLockedValue({ $0.policy.allows(other) }) { target = other }
                 }
                 if attempt < attempts {
                     try await timeline.sleep(delay)

@@ -50,6 +50,45 @@ public protocol FailoverPolicy: Sendable {
     mutating func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision
     /// Time passed (time-based rules: the return to WebSocket).
     mutating func tick(current: FailoverTransport, now: Duration) -> FailoverDecision
+    /// Whether the channel may open `transport` on its own (after failed connects it tries the
+    /// other transport even while the policy holds on, unless this says no). Default: both.
+    func allows(_ transport: FailoverTransport) -> Bool
+}
+
+extension FailoverPolicy {
+    public func allows(_ transport: FailoverTransport) -> Bool { true }
+}
+
+extension FailoverPolicy where Self == PinnedFailoverPolicy {
+    /// One transport only: the channel's delivery guarantees (numbered, acknowledged, resumed
+    /// after a reconnect — once each, in order) without failover. `.failover(policy:
+    /// .pinned(to: .socketIO))` is a Socket.IO connection whose sends are confirmed.
+    public static func pinned(to transport: FailoverTransport) -> PinnedFailoverPolicy {
+        PinnedFailoverPolicy(transport)
+    }
+}
+
+/// A policy that keeps the channel on one transport: it reconnects there, never switches.
+public struct PinnedFailoverPolicy: FailoverPolicy {
+    /// The one transport.
+    public let transport: FailoverTransport
+
+    /// Keeps the channel on `transport`.
+    public init(_ transport: FailoverTransport) {
+        self.transport = transport
+    }
+
+    public var initial: FailoverTransport { transport }
+
+    public func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision {
+        current == transport ? .stay : .switchTo(transport, reason: "pinned to \(transport)")
+    }
+
+    public func tick(current: FailoverTransport, now: Duration) -> FailoverDecision {
+        current == transport ? .stay : .switchTo(transport, reason: "pinned to \(transport)")
+    }
+
+    public func allows(_ transport: FailoverTransport) -> Bool { transport == self.transport }
 }
 
 /// The default policy: leave WebSocket only after repeated trouble, come back only after the

@@ -1,14 +1,10 @@
 import Switchboard
+import SwitchboardTestSupport
 import Testing
 
 /// The default failover policy on a test clock: every signal, the hysteresis, no flapping.
 @Suite("Failover policy")
 struct FailoverPolicyTests {
-    final class Box<Value>: @unchecked Sendable {
-        var value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     static func seconds(_ value: Int) -> Duration { .seconds(value) }
 
     @Test func aSingleBlipStaysOnWebSocketTwoFailuresLeave() {
@@ -81,5 +77,24 @@ struct FailoverPolicyTests {
             _ = policy.value.tick(current: .socketIO, now: .seconds(now))
         }
         #expect(policy.value.currentGoodPeriod == .seconds(600))
+    }
+
+    @Test(arguments: [FailoverTransport.socketIO, .webSocket])
+    func aPinnedPolicyStartsStaysAndAllowsOnlyItsTransport(_ transport: FailoverTransport) {
+        let policy: any FailoverPolicy = .pinned(to: transport)
+        let other: FailoverTransport = transport == .socketIO ? .webSocket : .socketIO
+        #expect(policy.initial == transport)
+        #expect(policy.allows(transport) && !policy.allows(other))
+        let signals: [FailoverSignal] = [.dropped(transport), .connectFailed(transport), .deadlineMissed(transport), .roundTrip(.seconds(30))]
+        let box = Box(policy)
+        for (index, signal) in signals.enumerated() {
+            #expect(box.value.observe(signal, current: transport, now: .seconds(index)) == .stay)
+        }
+        #expect(box.value.tick(current: transport, now: .seconds(3_600)) == .stay)
+        guard case .switchTo(transport, _) = box.value.tick(current: other, now: .seconds(3_601)) else {
+            Issue.record("a pinned channel found elsewhere goes back")
+            return
+        }
+        #expect(DefaultFailoverPolicy().allows(other), "the default policy uses both")
     }
 }
