@@ -75,7 +75,9 @@ extension DemoApplication {
         let channels = ReliableChannels(server: server)
         channels.onChannel { channel in
             channel.onRequest("echo") { data in
-                try? channel.send("echo", data)
+                // A client far behind holds the echo up (its acknowledgements make room), never
+                // loses it; one that stops reading for 30 s gets an error reply instead.
+                try await channel.send("echo", data, waitingUpTo: .seconds(30))
                 return [data]
             }
             channel.onRequest("ack") { data in [data] }

@@ -25,11 +25,25 @@ import SwitchboardCore
 /// transport carries expires after `expiry`; a resume for it is refused (`error`, then close).
 /// Bad input — a malformed envelope, a number out of sequence, an acknowledgement of what was
 /// never sent — gets an `error` envelope and closes that transport; other channels carry on.
+///
+/// Flow control: a transport's reader handles acknowledgements and resumes at once and queues
+/// events and requests for one handler task per transport, which runs them in order; a message
+/// is acknowledged once its handler has returned. So a client can have at most its window of
+/// messages waiting here, and a handler that waits for room to answer
+/// (``ReliableChannel/send(_:_:waitingUpTo:)``) never holds up the acknowledgements that make
+/// the room.
 public final class ReliableChannels: Sendable {
     /// The namespace that carries channels over Socket.IO.
     public let namespace: String
     /// How long to wait before acknowledging fewer than `ackEvery` messages.
     public let ackDelay: Duration
+    /// How long the answer to a request waits for room in a full window before it is given up
+    /// (and logged; the client's request then times out).
+    public let replyTimeout: Duration
+    /// Events and requests one transport may have waiting for their handlers (they are
+    /// acknowledged once handled, so a client within its window never gets near it); past it
+    /// the transport is refused.
+    public let maxPendingMessages: Int
     let logger: Logger
     private let timeline: Timeline
 
@@ -40,6 +54,9 @@ public final class ReliableChannels: Sendable {
         var nextLink = 0
         var ackTimers: Set<String> = []
         var onChannel: (@Sendable (ReliableChannel) -> Void)?
+        /// Senders waiting for room in a channel's window, by channel and token.
+        var roomWaiters: [String: [Int: CheckedContinuation<Void, Never>]] = [:]
+        var nextWaiter = 0
     }
 
     /// One transport connection that may carry a channel.
@@ -47,6 +64,8 @@ public final class ReliableChannels: Sendable {
         let id: Int
         let send: @Sendable (Envelope) -> Bool
         let close: @Sendable () -> Void
+        /// Events and requests for the link's handler task, in order.
+        let inbox: AsyncStream<Envelope>.Continuation
     }
 
     private let state: NIOLockedValueBox<State>
@@ -60,10 +79,14 @@ public final class ReliableChannels: Sendable {
         expiry: Duration = .seconds(120),
         window: Int = 1_000,
         ackDelay: Duration = .milliseconds(20),
+        replyTimeout: Duration = .seconds(30),
+        maxPendingMessages: Int = 4_096,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.namespace = namespace
         self.ackDelay = ackDelay
+        self.replyTimeout = replyTimeout
+        self.maxPendingMessages = max(maxPendingMessages, 1)
         self.logger = server.core.environment.logger
         self.timeline = Timeline(clock)
         self.state = NIOLockedValueBox(State(table: ReliableChannelTable(maxChannels: maxChannels, expiry: expiry, window: window)))
@@ -132,13 +155,24 @@ public final class ReliableChannels: Sendable {
         }
     }
 
+    /// A link and its handler task, which runs the link's events and requests one at a time
+    /// until the link is detached.
     private func makeLink(send: @escaping @Sendable (Envelope) -> Bool, close: @escaping @Sendable () -> Void) -> Link {
-        state.withLockedValue { state in
+        // A client keeps at most its window unacknowledged, and acknowledgements wait for the
+        // handlers: more than this queued is a client past any sane window.
+        let (inbox, continuation) = AsyncStream<Envelope>.makeStream(bufferingPolicy: .bufferingOldest(maxPendingMessages))
+        let link = state.withLockedValue { state in
             state.nextLink += 1
-            let link = Link(id: state.nextLink, send: send, close: close)
+            let link = Link(id: state.nextLink, send: send, close: close, inbox: continuation)
             state.links[link.id] = link
             return link
         }
+        Task {
+            for await envelope in inbox {
+                guard await deliver(envelope, on: link) else { return }
+            }
+        }
+        return link
     }
 
     private func detach(_ link: Link) {
@@ -147,6 +181,7 @@ public final class ReliableChannels: Sendable {
             state.links.removeValue(forKey: link.id)
             state.table.detach(link.id, now: now)
         }
+        link.inbox.finish()
     }
 
     /// Tells the client why and closes the transport (the channel waits for a resume).
@@ -164,22 +199,36 @@ public final class ReliableChannels: Sendable {
         case .resume(let id, let received):
             return resume(id, received: received, on: link)
         case .ack(let seq):
-            let failure: ReliableChannelError? = state.withLockedValue { state in
-                guard let id = Self.channel(of: link, in: state) else { return .ackBeyondSent(seq: seq, lastSent: 0) }
+            let outcome: Result<[CheckedContinuation<Void, Never>], ReliableChannelError> = state.withLockedValue { state in
+                guard let id = Self.channel(of: link, in: state) else { return .failure(.ackBeyondSent(seq: seq, lastSent: 0)) }
                 do throws(ReliableChannelError) {
                     _ = try state.table.withChannel(id) { (channel) throws(ReliableChannelError) in try channel.sender.acknowledged(through: seq) }
-                    return nil
+                    // Room in the window: whoever waits for it tries again.
+                    return .success(Array((state.roomWaiters.removeValue(forKey: id) ?? [:]).values))
                 } catch {
-                    return error
+                    return .failure(error)
                 }
             }
-            if let failure {
+            switch outcome {
+            case .failure(let failure):
                 refuse(link, "\(failure)")
                 return false
+            case .success(let waiters):
+                for waiter in waiters { waiter.resume() }
+                return true
             }
-            return true
         case .event, .request, .reply:
-            return await deliver(envelope, on: link)
+            switch link.inbox.yield(envelope) {
+            case .enqueued:
+                return true
+            case .dropped:
+                refuse(link, "too many messages ahead of their acknowledgements")
+                return false
+            case .terminated:
+                return false  // the handler task stopped: the link is closing
+            @unknown default:
+                return false
+            }
         case .error(_, let message):
             logger.debug("the client reported an error", metadata: ["socketio.error": "\(message)"])
             return true
@@ -242,10 +291,13 @@ public final class ReliableChannels: Sendable {
             }
         }
         guard let outcome else {
+            // Detached meanwhile (another transport took the channel over): stop quietly.
+            guard state.withLockedValue({ $0.links[link.id] != nil }) else { return false }
             refuse(link, "resume a channel first")
             return false
         }
         let id: String
+        let acknowledgement: (ack: UInt64?, startTimer: Bool)
         switch outcome {
         case .failure(let error):
             refuse(link, "\(error)")
@@ -257,14 +309,25 @@ public final class ReliableChannels: Sendable {
                 return true
             case .deliver(let ack, let startTimer):
                 id = channelID
-                if let ack { _ = link.send(.ack(seq: ack)) }
-                if startTimer { scheduleAck(id) }
+                acknowledgement = (ack, startTimer)
             }
+        }
+        // Acknowledged once handled (flow control: see the type's notes).
+        defer {
+            if let ack = acknowledgement.ack { _ = link.send(.ack(seq: ack)) }
+            if acknowledgement.startTimer { scheduleAck(id) }
         }
         guard let channel = state.withLockedValue({ $0.channels[id] }) else { return true }
         switch envelope {
         case .event(let name, let data, _):
-            _ = try? await channel.handler(for: name)?(data)
+            do {
+                _ = try await channel.handler(for: name)?(data)
+            } catch {
+                // An event has no one to answer: the server's log says it failed.
+                logger.warning("a channel event's handler failed", metadata: [
+                    "socketio.channel": "\(id)", "socketio.event": "\(name)", "socketio.error": "\(error)",
+                ])
+            }
         case .request(let name, let data, let requestID, _):
             guard let handler = channel.handler(for: name) else {
                 _ = link.send(.error(id: requestID, message: "no handler for \"\(name)\""))
@@ -272,7 +335,13 @@ public final class ReliableChannels: Sendable {
             }
             do {
                 let values = try await handler(data)
-                try? send(.reply(id: requestID, data: values), on: id)
+                do {
+                    try await send(.reply(id: requestID, data: values), on: id, waitingUpTo: replyTimeout)
+                } catch {
+                    logger.warning("a channel request's reply was not sent", metadata: [
+                        "socketio.channel": "\(id)", "socketio.event": "\(name)", "socketio.error": "\(error)",
+                    ])
+                }
             } catch {
                 _ = link.send(.error(id: requestID, message: "\(error)"))
             }
@@ -326,6 +395,45 @@ public final class ReliableChannels: Sendable {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// ``send(_:on:)``, waiting up to `timeout` for room when the window is full (the client's
+    /// acknowledgements make it).
+    func send(_ envelope: Envelope, on id: String, waitingUpTo timeout: Duration) async throws(ReliableChannelError) {
+        let deadline = timeline.now() + timeout
+        while true {
+            do throws(ReliableChannelError) {
+                try send(envelope, on: id)
+                return
+            } catch .windowFull(let window) {
+                let remaining = deadline - timeline.now()
+                guard remaining > .zero else { throw .windowFull(window: window) }
+                await waitForRoom(on: id, upTo: remaining)
+            }
+        }
+    }
+
+    /// Returns when channel `id` has room in its window, it is gone, or `timeout` passed.
+    private func waitForRoom(on id: String, upTo timeout: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let token: Int? = state.withLockedValue { state in
+                // Checked under the lock that acknowledgements take: none slips in between.
+                let full = state.table.withChannel(id) { $0.sender.unacknowledged.count >= $0.sender.window } ?? false
+                guard full else { return nil }
+                state.nextWaiter += 1
+                state.roomWaiters[id, default: [:]][state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let token else {
+                continuation.resume()
+                return
+            }
+            Task {
+                try? await timeline.sleep(timeout)
+                let waiter = state.withLockedValue { $0.roomWaiters[id]?.removeValue(forKey: token) }
+                waiter?.resume()
+            }
+        }
     }
 }
 

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+/// Flow control on a server channel with a window of 4: a client that sends faster than it
+/// acknowledges holds the server's answers up — they wait for room and then arrive, once each and
+/// in order — instead of losing them to a full window.
+@Suite("Reliable channel flow control")
+struct ReliableChannelFlowTests {
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// The next `count` server events on `socket` (acknowledgements skipped), as (seq, data).
+    static func events(_ count: Int, from socket: RawWebSocket) async throws -> [(UInt64, JSONValue)] {
+        var events: [(UInt64, JSONValue)] = []
+        while events.count < count {
+            let envelope = try Envelope(parsing: try await socket.nextText("an envelope"))
+            if case .event("echo", let data, let seq?) = envelope { events.append((seq, data)) }
+        }
+        return events
+    }
+
+    @Test func answersWaitForRoomAndArriveOnceInOrder() async throws {
+        let server = SocketIOServer(logger: Self.silent)
+        let channels = ReliableChannels(server: server, window: 4)
+        channels.onChannel { channel in
+            channel.on("echo") { data in
+                try? await channel.send("echo", data, waitingUpTo: .seconds(60))
+            }
+        }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+
+        let socket = try await RawWebSocket.open(port: running.port, target: "/ws?channel=flow")
+        try socket.send(text: #"{"type":"resume","channel":"flow","received":0}"#)
+        #expect(try await socket.nextText() == #"{"type":"resumed","channel":"flow","received":0}"#)
+        for number in 1...10 {
+            try socket.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
+        }
+        // A window's worth arrives; the rest waits for the client's acknowledgements.
+        var seen = try await Self.events(4, from: socket)
+        try socket.send(text: #"{"type":"ack","seq":4}"#)
+        seen += try await Self.events(4, from: socket)
+        try socket.send(text: #"{"type":"ack","seq":8}"#)
+        seen += try await Self.events(2, from: socket)
+
+        #expect(seen.map(\.0) == Array(1...10), "numbered once each, in order")
+        #expect(seen.map { $0.1.intValue } == Array(1...10), "every answer, in order")
+        await running.stop()
+    }
+
+    @Test func aClientFloodingPastThePendingLimitIsRefused() async throws {
+        let server = SocketIOServer(logger: Self.silent)
+        let channels = ReliableChannels(server: server, maxPendingMessages: 8)
+        let release = AsyncStream<Void>.makeStream()
+        channels.onChannel { channel in
+            channel.on("slow") { _ in
+                for await _ in release.stream { return }  // holds the handler task until the test ends
+            }
+        }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+
+        let socket = try await RawWebSocket.open(port: running.port, target: "/ws?channel=flood")
+        try socket.send(text: #"{"type":"resume","channel":"flood","received":0}"#)
+        _ = try await socket.nextText()
+        // One handled (and stuck) or not yet, eight queued: the tenth is one too many.
+        for number in 1...10 {
+            try socket.send(text: #"{"type":"event","event":"slow","seq":\#(number)}"#)
+        }
+        var refusal: String?
+        while refusal == nil {
+            let text = try await socket.nextText("the refusal")
+            if text.hasPrefix(#"{"type":"error""#) { refusal = text }
+        }
+        #expect(refusal?.contains("too many messages ahead of their acknowledgements") == true)
+        try await socket.waitForClose()
+        release.continuation.finish()
+        await running.stop()
+    }
+}
