@@ -16,6 +16,12 @@ struct BenchCommand: AsyncParsableCommand {
         emitting `echo` back with the same arguments and `ack` by acknowledging with them, as \
         `sio serve` and the test peers do. When python-socketio is installed (.venv, as scripts/test \
         makes it), its client runs the same workload against the same server for comparison.
+
+        With --failover the same workload runs through a platform `Connection` of each kind \
+        instead: Socket.IO, plain WebSocket (`/ws`), and the failover channel pinned to each \
+        transport (`/ws?channel=` and the `/channel` namespace) — what plain WebSocket saves, and \
+        what the channel's numbering and acknowledgements cost. The server must serve the demo \
+        application (`sio serve` does).
         """
     )
 
@@ -46,6 +52,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
 
+    @Flag(name: .long, help: "Compare connection kinds: Socket.IO, plain WebSocket, the failover channel on each.")
+    var failover = false
+
     func run() async throws {
         try await reportingErrors {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
@@ -64,6 +73,10 @@ struct BenchCommand: AsyncParsableCommand {
                 } catch {
                     throw CLIError("the embedded server did not start: \(error)")
                 }
+            }
+            if failover {
+                try await runConnections(serverURL, embedded: embedded)
+                return
             }
             var runner = BenchRunner(url: serverURL, namespace: namespace, auth: .none,
                                      transports: transport.transports, clients: clients, events: events, acks: acks)
@@ -90,6 +103,28 @@ struct BenchCommand: AsyncParsableCommand {
             } else {
                 StandardOutput.line(BenchResult.table(target: target, columns: columns))
             }
+        }
+    }
+
+    /// `--failover`: one column per connection kind.
+    private func runConnections(_ serverURL: URL, embedded: RunningServer?) async throws {
+        var bench = ConnectionBench(url: serverURL, events: events, acks: acks)
+        bench.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
+        var columns: [(String, BenchResult)] = []
+        do {
+            for kind in ConnectionBench.Kind.allCases {
+                columns.append((kind.rawValue, try await bench.run(kind)))
+            }
+        } catch {
+            await embedded?.stop()
+            throw CLIError("\(error)")
+        }
+        await embedded?.stop()
+        let target = (url == nil ? "embedded server " : "") + "\(serverURL.absoluteString), through Connection"
+        if json {
+            StandardOutput.line(JSONValue.object(JSONObject(columns.map { ($0.0, $0.1.json) })).jsonString)
+        } else {
+            StandardOutput.line(BenchResult.table(target: target, columns: columns))
         }
     }
 }
