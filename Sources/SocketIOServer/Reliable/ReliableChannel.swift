@@ -52,6 +52,15 @@ public final class ReliableChannel: Sendable {
         try await hub.send(.event(name: event, data: data), on: id, waitingUpTo: timeout)
     }
 
+    /// Asks the client: sends `event` as a numbered request and returns the values of its reply
+    /// (the client answers through `Connection.requests(named:)`). Like every channel message it
+    /// survives the client's transport switches; it fails with ``ChannelRequestError/timedOut(event:after:)``
+    /// when no reply came within `timeout`, ``ChannelRequestError/declined(_:)`` when nobody on the
+    /// client listens, ``ChannelRequestError/notSent(_:)`` when the window is full or the channel gone.
+    public func request(_ event: String, _ data: JSONValue = nil, timeout: Duration = .seconds(10)) async throws(ChannelRequestError) -> [JSONValue] {
+        try await hub.request(event, data, on: id, timeout: timeout)
+    }
+
     func handler(for event: String) -> Handler? {
         handlers.withLockedValue { $0[event] }
     }

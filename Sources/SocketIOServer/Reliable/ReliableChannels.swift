@@ -57,6 +57,13 @@ public final class ReliableChannels: Sendable {
         /// Senders waiting for room in a channel's window, by channel and token.
         var roomWaiters: [String: [Int: CheckedContinuation<Void, Never>]] = [:]
         var nextWaiter = 0
+        var nextRequestID = 0
+    }
+
+    /// A request the server made, waiting for the client's reply.
+    struct RequestKey: Hashable, Sendable {
+        let channel: String
+        let id: Int
     }
 
     /// One transport connection that may carry a channel.
@@ -69,6 +76,7 @@ public final class ReliableChannels: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    private let requests = PendingReplies<RequestKey, [JSONValue], ChannelRequestError>()
 
     /// Serves channels on `server`: over Socket.IO at `namespace` at once, over plain WebSocket
     /// through ``serve(_:)``.
@@ -229,7 +237,13 @@ public final class ReliableChannels: Sendable {
             @unknown default:
                 return false
             }
-        case .error(_, let message):
+        case .error(let requestID?, let message):
+            // The client declines one of the server's requests.
+            if let id = state.withLockedValue({ Self.channel(of: link, in: $0) }) {
+                requests.settle(RequestKey(channel: id, id: requestID), with: .failure(.declined(message)))
+            }
+            return true
+        case .error(nil, let message):
             logger.debug("the client reported an error", metadata: ["socketio.error": "\(message)"])
             return true
         case .resumed:
@@ -345,8 +359,10 @@ public final class ReliableChannels: Sendable {
             } catch {
                 _ = link.send(.error(id: requestID, message: "\(error)"))
             }
-        case .reply, .error, .ack, .resume, .resumed:
-            break  // the server sends no requests: a numbered reply only keeps the count
+        case .reply(let requestID, let values, _):
+            requests.settle(RequestKey(channel: id, id: requestID), with: .success(values))
+        case .error, .ack, .resume, .resumed:
+            break
         }
         return true
     }
@@ -411,6 +427,28 @@ public final class ReliableChannels: Sendable {
                 await waitForRoom(on: id, upTo: remaining)
             }
         }
+    }
+
+    /// Sends a numbered request on channel `id` and waits up to `timeout` for the client's reply
+    /// (which, numbered too, survives transport switches).
+    func request(_ event: String, _ data: JSONValue, on id: String, timeout: Duration) async throws(ChannelRequestError) -> [JSONValue] {
+        let requestID = state.withLockedValue { state in
+            defer { state.nextRequestID += 1 }
+            return state.nextRequestID
+        }
+        let key = RequestKey(channel: id, id: requestID)
+        let deadline = PendingReplies<RequestKey, [JSONValue], ChannelRequestError>.Deadline(after: timeout, on: timeline) { _ in
+            .timedOut(event: event, after: timeout)
+        }
+        let result: Result<[JSONValue], ChannelRequestError> = await withCheckedContinuation { continuation in
+            requests.add(key, deadline: deadline) { continuation.resume(returning: $0) }
+            do throws(ReliableChannelError) {
+                try send(.request(name: event, data: data, id: requestID), on: id)
+            } catch {
+                requests.settle(key, with: .failure(.notSent(error)))
+            }
+        }
+        return try result.get()
     }
 
     /// Returns when channel `id` has room in its window, it is gone, or `timeout` passed.

@@ -99,11 +99,32 @@ extension FailoverDriver {
             switch envelope {
             case .event(let name, let data, _): onEvent?(.event(name, data))
             case .reply(let id, let data, _): _ = requests.settle(id, with: .success(Response(values: data)))
-            case .request, .error, .ack, .resume, .resumed: break  // the server sends no requests
+            case .request(let name, let data, let id, _): onEvent?(.request(name, data, reply(to: id)))
+            case .error, .ack, .resume, .resumed: break
             }
             if let ack { link?.send(.ack(seq: ack)) }
             if startTimer { scheduleAck() }
         }
+    }
+
+    /// How feature code answers the server's request `id`: the reply is numbered like every
+    /// channel message (it survives a switch); a decline goes out on the current transport only
+    /// (if it is lost, the server's request times out).
+    private func reply(to id: Int) -> DriverReply {
+        DriverReply(
+            send: { [weak self] values in
+                guard let self else { return false }
+                do {
+                    try self.transmit(.reply(id: id, data: values))
+                    return true
+                } catch {
+                    return false
+                }
+            },
+            decline: { [weak self] message in
+                self?.state.withLockedValue { $0.link }?.send(.error(id: id, message: message))
+            }
+        )
     }
 
     private func scheduleAck() {

@@ -173,7 +173,7 @@ public final class FailoverDriver: ConnectionDriver {
 
     /// Numbers `envelope` and writes it on the current link, under the lock (so numbers go out in
     /// order).
-    private func transmit(_ envelope: Envelope) throws {
+    func transmit(_ envelope: Envelope) throws {
         let now = timeline.now()
         let failure: ReliableChannelError? = state.withLockedValue { state in
             do throws(ReliableChannelError) {
