@@ -143,14 +143,16 @@ extension FailoverDriver {
         }
     }
 
-    /// Link `generation` is unusable: when it is the current one, reconnect where the policy says.
-    private func linkBroke(_ generation: Int, reason: String) {
+    /// Link `generation` is unusable: when it is the current one, reconnect where the policy says
+    /// (`stalled`: it is open but left a message unacknowledged too long, a missed deadline).
+    func linkBroke(_ generation: Int, reason: String, stalled: Bool = false) {
         let now = timeline.now()
         let next: (FailoverTransport, FailoverTransport, String?, (any FailoverLink)?)? = state.withLockedValue { state in
             guard state.generation == generation, !state.closed, let current = state.transport, state.link != nil else { return nil }
             state.generation += 1
             defer { state.link = nil }
-            switch state.policy.observe(.dropped(current), current: current, now: now) {
+            let signal: FailoverSignal = stalled ? .deadlineMissed(current) : .dropped(current)
+            switch state.policy.observe(signal, current: current, now: now) {
             case .switchTo(let target, let why): return (current, target, why, state.link)
             case .stay: return (current, current, nil, state.link)
             }

@@ -184,6 +184,18 @@ extension FailoverDriver {
 
     private func tick() {
         let now = timeline.now()
+        // A transport that stalls — open, no bytes either way, no close — shows as a message
+        // left unacknowledged (the peer acknowledges within its ack delay): resume elsewhere.
+        let timeout = options.ackTimeout
+        let stalled: Int? = state.withLockedValue { state in
+            guard !state.closed, state.link != nil, let oldest = state.sender.unacknowledged.first?.seq,
+                  let sent = state.sentAt[oldest], now - sent > timeout else { return nil }
+            return state.generation
+        }
+        if let stalled {
+            linkBroke(stalled, reason: "no acknowledgement within \(timeout)", stalled: true)
+            return
+        }
         let move: (FailoverTransport, FailoverTransport, String, (any FailoverLink)?)? = state.withLockedValue { state in
             guard !state.closed, let current = state.transport, state.link != nil else { return nil }
             guard case .switchTo(let next, let reason) = state.policy.tick(current: current, now: now), next != current else { return nil }

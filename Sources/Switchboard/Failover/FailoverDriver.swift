@@ -43,8 +43,13 @@ public final class FailoverDriver: ConnectionDriver {
         /// Reconnection attempts after a transport dropped (across both transports) before the
         /// connection is reported lost.
         public var maxAttempts = 20
-        /// How often the policy's time-based rules run.
+        /// How often the policy's time-based rules run (and the acknowledgement deadline is checked).
         public var tickInterval: Duration = .seconds(1)
+        /// A message unacknowledged this long means the transport stalled (open, but nothing
+        /// moves): it is abandoned and the channel resumes (``FailoverSignal/deadlineMissed(_:)``).
+        /// A path that stalls while nothing is sent is noticed at the next send (Socket.IO's own
+        /// heartbeat notices it too).
+        public var ackTimeout: Duration = .seconds(10)
         public var clock: any Clock<Duration> = ContinuousClock()
         public var logger = Logger.disabled("switchboard.failover")
         /// Feeds network path changes to the policy (``FailoverSignal/pathChanged(_:)``); the

@@ -12,52 +12,8 @@ import Testing
 /// connection's `requests(named:)` on the client — the reply numbered like every channel message,
 /// so it arrives once even when the transport dies as it is sent.
 @Suite struct ChannelRequestTests {
-    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-
-    struct Setup {
-        let running: RunningServer
-        let proxy: FaultProxy
-        let connection: any Connection
-        let channel: ReliableChannel
-        /// WebSocket connections the server has served.
-        let served: NIOLockedValueBox<Int>
-
-        func stop() async {
-            try? await connection.release()
-            await proxy.stop()
-            await running.stop()
-        }
-    }
-
-    /// A channel pinned to plain WebSocket through the fault proxy, opened; the server's side of it.
-    static func setUp() async throws -> Setup {
-        let server = SocketIOServer(logger: silent)
-        let channels = ReliableChannels(server: server)
-        let opened = AsyncStream<ReliableChannel>.makeStream()
-        channels.onChannel { opened.continuation.yield($0) }
-        let served = NIOLockedValueBox(0)
-        server.onPlainWebSocket { connection in
-            served.withLockedValue { $0 += 1 }
-            try await channels.serve(connection)
-        }
-        let running = try await server.start()
-        let proxy = try await FaultProxy.start(upstreamPort: running.port)
-        var options = FailoverDriver.Options(
-            webSocketURL: URL(string: "ws://127.0.0.1:\(proxy.port)/ws")!,
-            socketIOURL: URL(string: "http://127.0.0.1:\(running.port)")!
-        )
-        options.maxAttempts = 1_000
-        options.networkMonitor = nil
-        let driver = FailoverDriver(options: options, policy: .pinned(to: .webSocket))
-        let connection = try DriverConnectionFactory { _ in driver }
-            .makeConnection(for: ConnectionConfiguration(url: URL(string: "http://127.0.0.1:\(running.port)")!))
-        try await withTimeout(20, "connect") { try await connection.connect() }
-        let channel = try await opened.stream.firstMatch(within: 20, "the server's channel") { _ in true }
-        return Setup(running: running, proxy: proxy, connection: connection, channel: try #require(channel), served: served)
-    }
-
     @Test func theServerAsksAndGetsTheAnswerOnceEvenWhenTheTransportDiesMeanwhile() async throws {
-        let setup = try await Self.setUp()
+        let setup = try await PinnedChannel.open()
         let asks = setup.connection.requests(named: "ask")
         let answering = Task {
             var answered = 0
@@ -84,7 +40,7 @@ import Testing
     }
 
     @Test func aRequestNobodyListensForIsDeclinedOneNeverAnsweredTimesOut() async throws {
-        let setup = try await Self.setUp()
+        let setup = try await PinnedChannel.open()
         do {
             _ = try await setup.channel.request("nobody-listens", nil, timeout: .seconds(30))
             Issue.record("expected a decline")
