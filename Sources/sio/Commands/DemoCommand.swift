@@ -30,6 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             try await DemoScenes(story: story, url: url, host: host).play()
             try await PlatformScene(story: story).play()
+            try await FailoverScene(story: story).play()
             story.banner("\nAll done: every step above ran against a real server over loopback.")
             await host.stop()
         } catch {

@@ -39,6 +39,7 @@ enum SoakScenarios {
         do {
             try await DemoScenes(story: DemoStory(silent: true), url: url, host: host).play()
             try await PlatformScene(story: DemoStory(silent: true)).play()
+            try await FailoverScene(story: DemoStory(silent: true)).play()
         } catch {
             await host.stop()
             throw error

@@ -60,6 +60,21 @@ import Testing
         #expect(result.stdout.hasPrefix("{"))
     }
 
+    /// The README's first command: `sio demo` plays every scene against its embedded server and
+    /// exits 0, each chapter on the way.
+    @Test func theDemoPlaysEverySceneAndExitsZero() async throws {
+        guard let sio = SioBinary.orSkip("theDemoPlaysEverySceneAndExitsZero") else { return }
+        let result = try await withTimeout(180, "sio demo exiting") {
+            try await ChildProcess.run(sio, ["demo"])
+        }
+        #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        for chapter in ["Connect with auth", "Platform layer: leases, an outage, the keeper", "Failover: one channel over WebSocket and Socket.IO"] {
+            #expect(result.stdout.contains("▸ \(chapter)"), "the chapter \(chapter)")
+        }
+        #expect(result.stdout.contains("All done"))
+        #expect(!result.stderr.contains("✘"))
+    }
+
     /// The output pipe closes (`| head -1`): the command dies of SIGPIPE like any Unix tool,
     /// quietly, instead of crashing with a backtrace.
     @Test(arguments: [
