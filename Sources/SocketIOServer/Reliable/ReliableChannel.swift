@@ -61,6 +61,10 @@ public final class ReliableChannel: Sendable {
         try await hub.request(event, data, on: id, timeout: timeout)
     }
 
+    /// Messages sent to the client and not yet acknowledged (at most the window): how far
+    /// behind the client is. 0 once the channel expired.
+    public var unacknowledgedCount: Int { hub.unacknowledgedCount(of: id) }
+
     func handler(for event: String) -> Handler? {
         handlers.withLockedValue { $0[event] }
     }

@@ -476,6 +476,10 @@ public final class ReliableChannels: Sendable {
 }
 
 extension ReliableChannels {
+    func unacknowledgedCount(of id: String) -> Int {
+        state.withLockedValue { $0.table.channels[id]?.sender.unacknowledged.count ?? 0 }
+    }
+
     /// Every channel's state, one line each (for logs and tests that time out; never parsed).
     public var diagnostics: [String] {
         state.withLockedValue { state in

@@ -176,6 +176,10 @@ public final class FailoverDriver: ConnectionDriver {
 
     public var recovered: Bool? { state.withLockedValue { $0.lastRecovered } }
 
+    /// Messages sent and not yet acknowledged by the server (at most ``Options/window``): how far
+    /// behind the server is, or how much a switch will send again.
+    public var unacknowledgedCount: Int { state.withLockedValue { $0.sender.unacknowledged.count } }
+
     /// Numbers `envelope` and writes it on the current link, under the lock (so numbers go out in
     /// order).
     func transmit(_ envelope: Envelope) throws {

@@ -6,8 +6,8 @@ import SocketIOServer
 import Switchboard
 
 /// Failover in the demo: a channel over plain WebSocket loses its WebSocket path (a fault proxy
-/// stands in for a network that blocks it), moves to Socket.IO without losing or doubling a
-/// message, and comes back once the path has been good for a while.
+/// stands in for a network that stalls it, then refuses it), moves to Socket.IO without losing or
+/// doubling a message, and comes back once the path has been good for a while.
 struct FailoverScene: Sendable {
     let story: DemoStory
 
@@ -25,6 +25,7 @@ struct FailoverScene: Sendable {
             options.networkMonitor = nil
             options.maxAttempts = 100
             options.tickInterval = .milliseconds(100)
+            options.ackTimeout = .seconds(1)
             var policy = DefaultFailoverPolicy()
             policy.goodPeriod = .seconds(2)  // the default is a minute: the demo is shorter
             let made = FailoverDriver(options: options, policy: policy)
@@ -40,11 +41,12 @@ struct FailoverScene: Sendable {
         let changes = channel.events()
         story.step("a channel \(channel.channelID.prefix(8))… opened over \(channel.transport.map { "\($0)" } ?? "?")")
 
+        proxy.stallAll()
         proxy.refuseNewConnections(true)
-        proxy.cutAll()
         try await send(1...50, on: connection)
         let away = try await nextChange(changes, to: .socketIO)
-        story.step("the WebSocket path went dark (cut, then refused): moved to Socket.IO — \(away)")
+        story.step("the WebSocket path stalled (open, nothing moving), then refused new connections: moved to Socket.IO — \(away)")
+        story.detail("the stall showed as a missed acknowledgement deadline, the refusal as a failed connect")
         try await send(51...100, on: connection)
         try await expectEchoes(1...100, from: echoes)
         story.step("100 messages sent during the outage and after the switch came back once each, in order")

@@ -9,8 +9,9 @@ import SwitchboardTestSupport
 import Testing
 
 /// A failover channel against the embedded server over loopback, the plain WebSocket path behind
-/// the fault proxy: messages both ways while the proxy cuts the WebSocket path again and again,
-/// so the channel switches back and forth — each side sees every message once, in order.
+/// the fault proxy: messages both ways while the proxy cuts, stalls and delays the WebSocket path
+/// again and again, so the channel switches back and forth — each side sees every message once,
+/// in order, and neither side ever holds more than its window unacknowledged.
 @Suite struct FailoverEndToEndTests {
     static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
@@ -54,6 +55,7 @@ import Testing
         options.connectTimeout = .seconds(5)
         options.maxAttempts = 1_000
         options.networkMonitor = nil
+        options.ackTimeout = .milliseconds(400)  // a stalled path is left quickly
         let driver = FailoverDriver(options: options, policy: policy)
         let switches = driver.events()
         let switchCount = NIOLockedValueBox(0)
@@ -63,11 +65,37 @@ import Testing
         let down = connection.events(named: "down")
         try await withTimeout(20, "connect") { try await connection.connect() }
 
-        // The faults: cut the WebSocket path every 150 ms until both directions are through.
+        // The faults, every 150 ms until both directions are through (seeded): mostly cuts, some
+        // stalls (open, nothing moving: the acknowledgement deadline finds them), and delays of
+        // up to 40 ms switched on and off.
+        let seed = ProcessInfo.processInfo.environment["SWITCHBOARD_SEED"].flatMap(UInt64.init) ?? .random(in: 1...UInt64.max)
+        print("fault seed: \(seed) (replay: SWITCHBOARD_SEED=\(seed))")
+        let faultCounts = NIOLockedValueBox((cuts: 0, stalls: 0, delays: 0))
         let faults = Task {
+            var generator = SplitMix64(seed: seed)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(150))  // the fault schedule, not a wait for anything
-                proxy.cutAll()
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<6:
+                    proxy.cutAll()
+                    faultCounts.withLockedValue { $0.cuts += 1 }
+                case 6..<8:
+                    proxy.stallAll()
+                    faultCounts.withLockedValue { $0.stalls += 1 }
+                default:
+                    let delayed = Int.random(in: 0...1, using: &generator) == 0
+                    proxy.delay(delayed ? .milliseconds(Int.random(in: 5...40, using: &generator)) : .zero)
+                    faultCounts.withLockedValue { $0.delays += 1 }
+                }
+            }
+        }
+        let window = options.window
+        let peakUnacknowledged = NIOLockedValueBox((client: 0, server: 0))
+        let sample = {
+            let server = side.channel.withLockedValue { $0?.unacknowledgedCount } ?? 0
+            peakUnacknowledged.withLockedValue { peak in
+                peak.client = max(peak.client, driver.unacknowledgedCount)
+                peak.server = max(peak.server, server)
             }
         }
         // Server → client, until the client is done.
@@ -100,7 +128,10 @@ import Testing
             do {
                 try await connection.send("up", .number(Double(sent)))
                 sent += 1
-                if sent % 50 == 0 { try await Task.sleep(for: .milliseconds(10)) }  // paced
+                if sent % 50 == 0 {
+                    sample()
+                    try await Task.sleep(for: .milliseconds(10))  // paced
+                }
             } catch ConnectionError.queueFull {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -137,7 +168,12 @@ import Testing
         #expect(side.received.withLockedValue { $0 } == Array(0..<sent), "client → server: once each, in order")
         #expect(downs.compactMap(\.intValue) == Array(0..<pushed), "server → client: once each, in order")
         let switched = switchCount.withLockedValue { $0 }
-        print("measured: \(sent) messages up, \(pushed) down, \(switched) transport changes")
+        let counts = faultCounts.withLockedValue { $0 }
+        let peak = peakUnacknowledged.withLockedValue { $0 }
+        print("measured: \(sent) messages up, \(pushed) down, \(switched) transport changes; faults: \(counts.cuts) cuts, "
+            + "\(counts.stalls) stalls, \(counts.delays) delay changes; most unacknowledged: client \(peak.client), server \(peak.server)")
+        #expect(peak.client <= window && peak.server <= window, "memory bounded: the windows are trimmed by acknowledgements")
+        #expect(counts.stalls > 0 && counts.cuts > 0)
         #expect(switched >= 20)
         #expect(sent >= count && pushed >= count)
 
