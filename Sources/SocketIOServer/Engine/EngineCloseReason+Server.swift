@@ -11,12 +11,13 @@ extension EngineCloseReason {
     }
 
     /// Whether a closed polling session keeps its last packets (ending with `close`) for the
-    /// client's next GET, so the client learns why. A session that missed its pong is forgotten
-    /// at once, as the reference server does: its next GET is answered 400 (unknown session).
+    /// client's next GET, so the client learns why. A session that missed its pong, or sent a
+    /// packet that does not parse, is forgotten at once, as the reference server does (the
+    /// engine.io-protocol suite checks both): its next GET is answered 400 (unknown session).
     var lingers: Bool {
         switch self {
-        case .forcedClose, .serverShuttingDown, .parseError: true
-        case .pingTimeout, .transportClose, .transportError, .unsupportedVersion, .handshakeRefused: false
+        case .forcedClose, .serverShuttingDown: true
+        case .pingTimeout, .parseError, .transportClose, .transportError, .unsupportedVersion, .handshakeRefused: false
         }
     }
 }

@@ -24,10 +24,14 @@ final class EngineSession: Sendable {
 
     private struct Inner {
         var machine: Machine
-        var client: ClientConnection?
+        var client: (any EngineApplication)?
+        /// Polling until an upgrade completes (or WebSocket from the start).
+        var transportKind: SocketIOServer.TransportKind
     }
 
     let sid: String
+    /// The Engine.IO path the session was opened on (`/socket.io/`, or a raw Engine.IO mount).
+    let mount: String
     /// The request that opened the session.
     let request: RequestInfo
     let environment: ServerEnvironment
@@ -39,12 +43,14 @@ final class EngineSession: Sendable {
     /// A session on polling, or (with `webSocket`) a WebSocket-only session.
     init(
         sid: String,
+        mount: String,
         webSocket: WebSocketWriter?,
         request: RequestInfo,
         environment: ServerEnvironment,
         registry: SessionRegistry
     ) {
         self.sid = sid
+        self.mount = mount
         self.request = request
         self.environment = environment
         self.registry = registry
@@ -56,12 +62,13 @@ final class EngineSession: Sendable {
         } else {
             Machine(polling: environment.pollingLimits, timing: environment.timing)
         }
-        self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.inner = NIOLockedValueBox(Inner(machine: machine, transportKind: webSocket == nil ? .polling : .websocket))
         self.timers = TimerSlots(clock: environment.clock)
     }
 
-    /// Connects the Socket.IO layer and starts the heartbeat.
-    func start(client: ClientConnection) {
+    /// Connects the application (the Socket.IO layer, or a raw Engine.IO socket) and starts
+    /// the heartbeat.
+    func start(client: any EngineApplication) {
         let arm = inner.withLockedValue { inner in
             inner.client = client
             return inner.machine.start()
@@ -70,6 +77,9 @@ final class EngineSession: Sendable {
     }
 
     var isClosed: Bool { inner.withLockedValue { $0.machine.isClosed } }
+
+    /// The transport carrying the session (the last one, once closed).
+    var currentTransport: SocketIOServer.TransportKind { inner.withLockedValue { $0.transportKind } }
 
     /// Whether a WebSocket may start an upgrade (the session is on polling, not upgrading).
     var canUpgrade: Bool {
@@ -195,10 +205,10 @@ final class EngineSession: Sendable {
 
     // MARK: - Receiving
 
-    /// The Socket.IO layer, if `writer` (or polling, when `nil`) may carry messages now.
+    /// The application, if `writer` (or polling, when `nil`) may carry messages now.
     /// A probing WebSocket that sends a message abandons the upgrade.
-    func messageTarget(from writer: WebSocketWriter?) -> ClientConnection? {
-        let (client, failedProbe): (ClientConnection?, Bool) = inner.withLockedValue { inner in
+    func messageTarget(from writer: WebSocketWriter?) -> (any EngineApplication)? {
+        let (client, failedProbe): ((any EngineApplication)?, Bool) = inner.withLockedValue { inner in
             if let writer {
                 if inner.machine.isActive(writer) { return (inner.client, false) }
                 return (nil, inner.machine.probeFailed(writer))
@@ -244,7 +254,10 @@ final class EngineSession: Sendable {
     private func upgrade(to writer: WebSocketWriter) {
         let action: Machine.UpgradeAction = inner.withLockedValue { inner in
             let action = inner.machine.upgraded(by: writer)
-            if case .upgraded(let writer, let pending, _) = action { writer.send(pending) }
+            if case .upgraded(let writer, let pending, _) = action {
+                inner.transportKind = .websocket
+                writer.send(pending)
+            }
             return action
         }
         switch action {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SocketIOProtocol
 
 /// What the HTTP and WebSocket front ends share: sessions, namespaces, the plain endpoint.
@@ -10,6 +11,25 @@ final class ServerCore: Sendable {
     let plain: PlainWebSocketEndpoint
     /// Connections that have not sent a complete request head yet.
     let unfinished = UnfinishedRequests()
+    /// Raw Engine.IO endpoints (``SocketIOServer/engineIO(at:onConnection:)``): path → what
+    /// gets each new socket.
+    let rawMounts = NIOLockedValueBox<[String: @Sendable (EngineIOSocket) -> Void]>([:])
+
+    /// The raw Engine.IO paths, sorted.
+    var rawMountPaths: [String] { rawMounts.withLockedValue { $0.keys.sorted() } }
+
+    /// Serves raw Engine.IO at `path` (normalized), `onConnection` getting each socket.
+    func mountRaw(_ path: String, onConnection: @escaping @Sendable (EngineIOSocket) -> Void) {
+        rawMounts.withLockedValue { $0[path] = onConnection }
+    }
+
+    /// The Engine.IO paths served: Socket.IO's, then the raw ones.
+    var mounts: [String] { [environment.configuration.normalizedPath] + rawMountPaths }
+
+    /// The mount serving `path` (with or without its trailing slash), if any.
+    func mount(for path: some StringProtocol) -> String? {
+        mounts.first { path == $0 || path == $0.dropLast() }
+    }
 
     init(environment: ServerEnvironment) {
         self.environment = environment
@@ -17,16 +37,28 @@ final class ServerCore: Sendable {
         self.plain = PlainWebSocketEndpoint(environment: environment)
     }
 
-    /// Opens an Engine.IO session (on polling, or on `webSocket`), registered and running.
-    func openSession(sid: String = Identifiers.make(), webSocket: WebSocketWriter?, request: RequestInfo) -> EngineSession {
+    /// Opens an Engine.IO session (on polling, or on `webSocket`) at `mount`, registered and
+    /// running: the Socket.IO layer on Socket.IO's path, a raw ``EngineIOSocket`` on another.
+    func openSession(
+        sid: String = Identifiers.make(),
+        mount: String,
+        webSocket: WebSocketWriter?,
+        request: RequestInfo
+    ) -> EngineSession {
         let session = EngineSession(
             sid: sid,
+            mount: mount,
             webSocket: webSocket,
             request: request,
             environment: environment,
             registry: sessions
         )
-        let client = ClientConnection(session: session, namespaces: namespaces, environment: environment)
+        let client: any EngineApplication
+        if mount != environment.configuration.normalizedPath, let onConnection = rawMounts.withLockedValue({ $0[mount] }) {
+            client = EngineIOSocket(session: session, onConnection: onConnection)
+        } else {
+            client = ClientConnection(session: session, namespaces: namespaces, environment: environment)
+        }
         let added = sessions.add(session)
         session.start(client: client)
         client.start()

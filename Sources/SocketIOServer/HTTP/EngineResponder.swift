@@ -29,7 +29,8 @@ struct EngineResponder: HTTPResponder {
             query: request.uri.query,
             origin: request.headers[.origin],
             contentType: request.headers[.contentType],
-            configuration: core.environment.configuration
+            configuration: core.environment.configuration,
+            rawMounts: core.rawMountPaths
         )
         let cors = route.cors
         switch route.action {
@@ -40,9 +41,9 @@ struct EngineResponder: HTTPResponder {
         case .preflight:
             return preflight(request, cors: cors)
         case .handshake(let query):
-            return handshake(request, query: query, context: context, cors: cors)
+            return handshake(request, query: query, mount: route.mount ?? core.environment.configuration.normalizedPath, context: context, cors: cors)
         case .session(let sid, let sessionRequest):
-            guard let session = core.sessions[sid] else {
+            guard let session = core.sessions[sid], session.mount == route.mount else {
                 return EngineHTTPError.unknownSession.response(headers: cors.headers)
             }
             switch sessionRequest {
@@ -61,7 +62,7 @@ struct EngineResponder: HTTPResponder {
         }
     }
 
-    private func handshake(_ request: Request, query: [String: String], context: Context, cors: CORSDecision) -> Response {
+    private func handshake(_ request: Request, query: [String: String], mount: String, context: Context, cors: CORSDecision) -> Response {
         let info = RequestInfo(
             headers: ServerCore.headerDictionary(request.headers),
             query: query,
@@ -69,7 +70,7 @@ struct EngineResponder: HTTPResponder {
             url: request.uri.string,
             time: Date()
         )
-        let session = core.openSession(webSocket: nil, request: info)
+        let session = core.openSession(mount: mount, webSocket: nil, request: info)
         return Self.text(core.openFrame(sid: session.sid, transport: .polling).bytes, cors: cors)
     }
 

@@ -33,6 +33,9 @@ public import SocketIOProtocol
     }
 
     public let action: Action
+    /// The Engine.IO path the request is for (Socket.IO's, or a raw Engine.IO mount); `nil`
+    /// for a 404.
+    public let mount: String?
     /// The CORS headers every answer but a 404 carries.
     let cors: CORSDecision
 
@@ -43,46 +46,58 @@ public import SocketIOProtocol
     ///   - query: The raw query string after `?`, if any.
     ///   - origin: The `Origin` header.
     ///   - contentType: The `Content-Type` header.
+    ///   - rawMounts: The paths of raw Engine.IO endpoints, beside Socket.IO's.
     public init(
         method: String,
         path: String,
         query: String?,
         origin: String?,
         contentType: String?,
-        configuration: SocketIOServer.Configuration
+        configuration: SocketIOServer.Configuration,
+        rawMounts: [String] = []
     ) {
-        let enginePath = configuration.normalizedPath
-        guard path == enginePath || path == String(enginePath.dropLast()) else {
-            self.init(.notFound, cors: .none)
+        guard let mount = ([configuration.normalizedPath] + rawMounts).first(where: { path == $0 || path == String($0.dropLast()) }) else {
+            self.init(.notFound, cors: .none, mount: nil)
             return
         }
+        self.init(method: method, query: query, origin: origin, contentType: contentType, configuration: configuration, mount: mount)
+    }
+
+    private init(
+        method: String,
+        query: String?,
+        origin: String?,
+        contentType: String?,
+        configuration: SocketIOServer.Configuration,
+        mount: String
+    ) {
         let cors = CORSDecision(policy: configuration.allowedOrigins, origin: origin)
         if case .refuse = cors {
-            self.init(.error(.forbidden), cors: cors)
+            self.init(.error(.forbidden), cors: cors, mount: mount)
             return
         }
         if method == "OPTIONS", case .allow = cors {
-            self.init(.preflight, cors: cors)
+            self.init(.preflight, cors: cors, mount: mount)
             return
         }
         let query = EngineQuery(query.map { Substring($0) })
         guard let name = query.transport, let transport = SocketIOServer.TransportKind(rawValue: name),
               configuration.transports.contains(transport) else {
-            self.init(.error(.unknownTransport), cors: cors)
+            self.init(.error(.unknownTransport), cors: cors, mount: mount)
             return
         }
         guard query.eio == "4" else {
-            self.init(.error(.unsupportedProtocolVersion), cors: cors)
+            self.init(.error(.unsupportedProtocolVersion), cors: cors, mount: mount)
             return
         }
         guard let sid = query.sid else {
             if method != "GET" {
-                self.init(.error(.badHandshakeMethod), cors: cors)
+                self.init(.error(.badHandshakeMethod), cors: cors, mount: mount)
             } else if transport != .polling {
                 // A WebSocket handshake without the Upgrade header, or polling turned off.
-                self.init(.error(.badRequest), cors: cors)
+                self.init(.error(.badRequest), cors: cors, mount: mount)
             } else {
-                self.init(.handshake(query: query.parameters), cors: cors)
+                self.init(.handshake(query: query.parameters), cors: cors, mount: mount)
             }
             return
         }
@@ -98,12 +113,13 @@ public import SocketIOProtocol
         } else {
             request = .refuse(.badRequest)
         }
-        self.init(.session(sid: sid, request), cors: cors)
+        self.init(.session(sid: sid, request), cors: cors, mount: mount)
     }
 
-    private init(_ action: Action, cors: CORSDecision) {
+    private init(_ action: Action, cors: CORSDecision, mount: String?) {
         self.action = action
         self.cors = cors
+        self.mount = mount
     }
 
     /// The packets of a POST body: a v4 text payload (bytes that are not UTF-8 are repaired, as

@@ -22,20 +22,19 @@ extension ServerCore {
             url: head.path ?? "/",
             time: Date()
         )
-        let enginePath = configuration.normalizedPath
-        if path == enginePath || path == enginePath.dropLast() {
+        if let mount = mount(for: path) {
             // The JS server accepts a wrong EIO and then drops the socket; a 400 says more.
             guard query.transport == "websocket", query.eio == "4", configuration.transports.contains(.websocket) else {
                 return .dontUpgrade
             }
             if let sid = query.sid {
-                guard let session = sessions[sid], session.canUpgrade else { return .dontUpgrade }
+                guard let session = sessions[sid], session.mount == mount, session.canUpgrade else { return .dontUpgrade }
                 return .upgrade([:]) { inbound, _, _ in
                     try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
                 }
             }
             return .upgrade([:]) { inbound, _, _ in
-                try await self.serveWebSocketSession(inbound: inbound, channel: channel, request: request)
+                try await self.serveWebSocketSession(inbound: inbound, channel: channel, request: request, mount: mount)
             }
         }
         if let plainPath = configuration.plainWebSocketPath, path == plainPath {
@@ -47,11 +46,11 @@ extension ServerCore {
     }
 
     /// A WebSocket-only session: the `open` frame, then every message until the socket closes.
-    private func serveWebSocketSession(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo) async throws {
+    private func serveWebSocketSession(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo, mount: String) async throws {
         let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
         let sid = Identifiers.make()
         writer.send([openFrame(sid: sid, transport: .websocket)])
-        let session = openSession(sid: sid, webSocket: writer, request: request)
+        let session = openSession(sid: sid, mount: mount, webSocket: writer, request: request)
         await read(inbound, into: session, from: writer)
     }
 

@@ -24,12 +24,37 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The port to listen on (0 picks a free one).")
     var port = 3000
 
+    @Option(name: .long, help: "Also serve raw Engine.IO at this path, echoing every message (e.g. /engine.io/, for engine.io clients and the official engine.io-protocol suite).")
+    var engineEcho: String?
+
+    @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
+    var pingInterval: Int?
+
+    @Option(name: .long, help: "Heartbeat timeout in milliseconds (default 20000).")
+    var pingTimeout: Int?
+
     func run() async throws {
         try await reportingErrors {
             var logger = Logger(label: "sio.serve") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .info
-            let server = SocketIOServer(configuration: DemoApplication.configuration, logger: logger)
+            var configuration = DemoApplication.configuration
+            if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
+            if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
+            let server = SocketIOServer(configuration: configuration, logger: logger)
             let ticker = DemoApplication.install(on: server, logger: logger)
+            if let engineEcho {
+                guard engineEcho.hasPrefix("/"), engineEcho != configuration.path, engineEcho + "/" != configuration.path else {
+                    throw CLIError("--engine-echo needs a path of its own, like /engine.io/ (not \(configuration.path))")
+                }
+                server.engineIO(at: engineEcho) { socket in
+                    socket.onMessage { message in
+                        switch message {
+                        case .text(let text): socket.send(text)
+                        case .binary(let data): socket.send(data)
+                        }
+                    }
+                }
+            }
             defer { ticker.cancel() }
             do {
                 let running = try await server.start(host: host, port: port)
