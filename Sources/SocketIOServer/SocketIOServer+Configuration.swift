@@ -44,6 +44,15 @@ extension SocketIOServer {
         public var requestHeadTimeout: Duration
         /// The clock for heartbeats, timeouts and recovery windows; inject a test clock in tests.
         public var clock: any Clock<Duration>
+        /// The most Engine.IO sessions open at once (Socket.IO and raw ones together); the next
+        /// polling handshake is refused with 403 `{"code":4,"message":"Too many sessions"}` (a
+        /// WebSocket one by refusing the upgrade: 400) until one closes. `nil` (the default,
+        /// like socket.io's server): no limit.
+        public var maxSessions: Int?
+        /// The most sessions open at once from one IP address; the next is refused with 403
+        /// `{"code":4,"message":"Too many sessions from this address"}` (a WebSocket upgrade:
+        /// 400). `nil` (the default): no limit.
+        public var maxSessionsPerAddress: Int?
 
         public init(
             path: String = "/socket.io/",
@@ -61,7 +70,9 @@ extension SocketIOServer {
             maxPendingAcks: Int = 1_000,
             maxAttachments: Int = 10,
             requestHeadTimeout: Duration = .seconds(10),
-            clock: any Clock<Duration> = ContinuousClock()
+            clock: any Clock<Duration> = ContinuousClock(),
+            maxSessions: Int? = nil,
+            maxSessionsPerAddress: Int? = nil
         ) {
             self.path = path
             self.pingInterval = pingInterval
@@ -79,6 +90,17 @@ extension SocketIOServer {
             self.maxAttachments = maxAttachments
             self.requestHeadTimeout = requestHeadTimeout
             self.clock = clock
+            self.maxSessions = maxSessions
+            self.maxSessionsPerAddress = maxSessionsPerAddress
+        }
+
+        /// How long an HTTP connection may go without a byte from the client while it sends a
+        /// request (a body that stalls) or between requests (an idle keep-alive connection)
+        /// before it is closed; a long-poll GET being answered is not idle. The heartbeat makes
+        /// a healthy polling client send at least every `pingInterval`, so this is
+        /// `pingInterval + pingTimeout`, and never less than ``requestHeadTimeout``.
+        var connectionIdleTimeout: Duration {
+            max(pingInterval + pingTimeout, requestHeadTimeout)
         }
 
         /// The Engine.IO path with exactly one leading and one trailing slash.

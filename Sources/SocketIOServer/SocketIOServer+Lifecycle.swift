@@ -50,11 +50,14 @@ extension SocketIOServer {
                 GuardedChildChannel(
                     base: HTTP1WebSocketUpgradeChannel(
                         responder: responder,
-                        configuration: .init(ws: WebSocketServerConfiguration(
-                            maxFrameSize: configuration.maxPayload,
-                            autoPing: .disabled,
-                            closeTimeout: .seconds(5)
-                        )),
+                        configuration: .init(
+                            http1: .init(idleTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout)))),
+                            ws: WebSocketServerConfiguration(
+                                maxFrameSize: configuration.maxPayload,
+                                autoPing: .disabled,
+                                closeTimeout: .seconds(5)
+                            )
+                        ),
                         shouldUpgrade: { @Sendable (head: HTTPRequest, channel: any Channel, _: Logger) in
                             core.shouldUpgrade(head, channel: channel)
                         }

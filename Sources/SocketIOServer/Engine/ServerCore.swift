@@ -39,12 +39,15 @@ final class ServerCore: Sendable {
 
     /// Opens an Engine.IO session (on polling, or on `webSocket`) at `mount`, registered and
     /// running: the Socket.IO layer on Socket.IO's path, a raw ``EngineIOSocket`` on another.
+    /// Throws when a session cap refuses it (nothing was opened). `first` (the WebSocket's open
+    /// frame) is written before the application starts, so nothing it sends can precede it.
     func openSession(
         sid: String = Identifiers.make(),
         mount: String,
         webSocket: WebSocketWriter?,
-        request: RequestInfo
-    ) -> EngineSession {
+        request: RequestInfo,
+        sendingFirst first: EngineFrame? = nil
+    ) throws(SessionRegistry.Refusal) -> EngineSession {
         let session = EngineSession(
             sid: sid,
             mount: mount,
@@ -59,15 +62,24 @@ final class ServerCore: Sendable {
         } else {
             client = ClientConnection(session: session, namespaces: namespaces, environment: environment)
         }
-        let added = sessions.add(session)
+        let admission = sessions.add(session, limits: sessionLimits)
+        if case .refused(let refusal) = admission {
+            environment.logger.info("session refused", metadata: ["socketio.reason": "\(refusal.message)", "socketio.address": "\(request.address ?? "?")"])
+            throw refusal
+        }
+        if let first { webSocket?.send([first]) }
         session.start(client: client)
         client.start()
         let transport: SocketIOServer.TransportKind = webSocket == nil ? .polling : .websocket
         session.logger.debug("Engine.IO session open", metadata: ["socketio.transport": "\(transport.rawValue)"])
         environment.events.emit(.sessionOpened(sid: session.sid, transport: transport, address: request.address))
         // Opened while the server stops (after `closeAll` took its list): close it like the rest.
-        if !added { session.close(.serverShuttingDown) }
+        if admission == .stopping { session.close(.serverShuttingDown) }
         return session
+    }
+
+    var sessionLimits: SessionRegistry.Limits {
+        SessionRegistry.Limits(total: environment.configuration.maxSessions, perAddress: environment.configuration.maxSessionsPerAddress)
     }
 
     /// The `open` packet of session `sid`.

@@ -57,10 +57,12 @@ struct EngineQuery: Sendable {
         self == .forbidden ? .forbidden : .badRequest
     }
 
-    func response(headers: HTTPFields = [:]) -> Response {
+    /// The JS server's answer: its status and `{"code":…,"message":…}` (`message` replaces the
+    /// standard one, as an `allowRequest` refusal's does there).
+    func response(headers: HTTPFields = [:], message: String? = nil) -> Response {
         var headers = headers
         headers[.contentType] = "application/json"
-        let body = #"{"code":\#(rawValue),"message":"\#(message)"}"#
+        let body = #"{"code":\#(rawValue),"message":"\#(message ?? self.message)"}"#
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -70,8 +70,12 @@ struct EngineResponder: HTTPResponder {
             url: request.uri.string,
             time: Date()
         )
-        let session = core.openSession(mount: mount, webSocket: nil, request: info)
-        return Self.text(core.openFrame(sid: session.sid, transport: .polling).bytes, cors: cors)
+        do {
+            let session = try core.openSession(mount: mount, webSocket: nil, request: info)
+            return Self.text(core.openFrame(sid: session.sid, transport: .polling).bytes, cors: cors)
+        } catch {
+            return EngineHTTPError.forbidden.response(headers: cors.headers, message: error.message)
+        }
     }
 
     private func post(_ request: Request, to session: EngineSession, cors: CORSDecision) async -> Response {

@@ -33,6 +33,9 @@ extension ServerCore {
                     try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
                 }
             }
+            // A session cap refuses it: the upgrade is refused (the WebSocket library answers a
+            // refused upgrade itself, 400 with no body; a polling handshake gets the JSON 403).
+            if sessions.admits(address: request.address, limits: sessionLimits) != nil { return .dontUpgrade }
             return .upgrade([:]) { inbound, _, _ in
                 try await self.serveWebSocketSession(inbound: inbound, channel: channel, request: request, mount: mount)
             }
@@ -49,8 +52,16 @@ extension ServerCore {
     private func serveWebSocketSession(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo, mount: String) async throws {
         let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
         let sid = Identifiers.make()
-        writer.send([openFrame(sid: sid, transport: .websocket)])
-        let session = openSession(sid: sid, mount: mount, webSocket: writer, request: request)
+        let session: EngineSession
+        do {
+            // Registered first (a cap may refuse it, when another took the last place since the
+            // upgrade was decided), but nothing can be sent before the open frame: the
+            // application starts below, after it.
+            session = try openSession(sid: sid, mount: mount, webSocket: writer, request: request, sendingFirst: openFrame(sid: sid, transport: .websocket))
+        } catch {
+            writer.close()
+            return
+        }
         await read(inbound, into: session, from: writer)
     }
 

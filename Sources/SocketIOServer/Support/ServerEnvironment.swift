@@ -63,17 +63,62 @@ final class ConnectionEventHook: Sendable {
 final class SessionRegistry: Sendable {
     private struct State {
         var sessions: [String: EngineSession] = [:]
+        /// Open sessions per remote IP address.
+        var perAddress: [String: Int] = [:]
         var stopping = false
+    }
+
+    /// Why a new session is not admitted.
+    enum Refusal: Error, Sendable, Hashable {
+        case tooManySessions
+        case tooManyFromAddress
+
+        /// The `message` of the 403 `{"code":4,…}` answer.
+        var message: String {
+            switch self {
+            case .tooManySessions: "Too many sessions"
+            case .tooManyFromAddress: "Too many sessions from this address"
+            }
+        }
+    }
+
+    /// The caps (``SocketIOServer/Configuration/maxSessions`` and
+    /// ``SocketIOServer/Configuration/maxSessionsPerAddress``).
+    struct Limits: Sendable {
+        var total: Int?
+        var perAddress: Int?
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Registers `session`; returns `false` once the server is stopping (close the session).
-    @discardableResult
-    func add(_ session: EngineSession) -> Bool {
+    /// Whether a session from `address` would be admitted now (a check before a WebSocket
+    /// upgrade; ``add(_:limits:)`` decides for good).
+    func admits(address: String?, limits: Limits) -> Refusal? {
+        state.withLockedValue { Self.refusal(in: $0, address: address, limits: limits) }
+    }
+
+    private static func refusal(in state: State, address: String?, limits: Limits) -> Refusal? {
+        if let total = limits.total, state.sessions.count >= total { return .tooManySessions }
+        if let perAddress = limits.perAddress, let ip = address.map(Self.ip(of:)), state.perAddress[ip, default: 0] >= perAddress {
+            return .tooManyFromAddress
+        }
+        return nil
+    }
+
+    /// Registers `session` unless a cap refuses it; `.stopping` once the server is stopping
+    /// (registered: close the session).
+    enum Admission: Sendable, Hashable {
+        case admitted
+        case stopping
+        case refused(Refusal)
+    }
+
+    func add(_ session: EngineSession, limits: Limits = Limits()) -> Admission {
         state.withLockedValue { state in
+            if let refusal = Self.refusal(in: state, address: session.request.address, limits: limits) { return .refused(refusal) }
             state.sessions[session.sid] = session
-            return !state.stopping
+            if let address = session.request.address { state.perAddress[Self.ip(of: address), default: 0] += 1 }
+            return state.stopping ? .stopping : .admitted
         }
     }
 
@@ -86,7 +131,12 @@ final class SessionRegistry: Sendable {
     }
 
     func remove(_ sid: String) {
-        _ = state.withLockedValue { $0.sessions.removeValue(forKey: sid) }
+        state.withLockedValue { state in
+            guard let session = state.sessions.removeValue(forKey: sid), let address = session.request.address else { return }
+            let ip = Self.ip(of: address)
+            let left = state.perAddress[ip, default: 1] - 1
+            state.perAddress[ip] = left > 0 ? left : nil
+        }
     }
 
     subscript(sid: String) -> EngineSession? {
@@ -98,4 +148,15 @@ final class SessionRegistry: Sendable {
     }
 
     var count: Int { state.withLockedValue { $0.sessions.count } }
+
+    /// `127.0.0.1` of `127.0.0.1:53122`, `::1` of `[::1]:53122`.
+    static func ip(of address: String) -> String {
+        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<end])
+        }
+        if address.filter({ $0 == ":" }).count == 1, let colon = address.firstIndex(of: ":") {
+            return String(address[..<colon])
+        }
+        return address
+    }
 }

@@ -27,6 +27,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Also serve raw Engine.IO at this path, echoing every message (e.g. /engine.io/, for engine.io clients and the official engine.io-protocol suite).")
     var engineEcho: String?
 
+    @Option(name: .long, help: "The most sessions open at once; the next handshake gets 403 (default: no limit).")
+    var maxSessions: Int?
+
+    @Option(name: .long, help: "The most sessions open at once from one IP address (default: no limit).")
+    var maxSessionsPerAddress: Int?
+
     @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
     var pingInterval: Int?
 
@@ -40,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
             var configuration = DemoApplication.configuration
             if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
             if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
+            configuration.maxSessions = maxSessions.map { max($0, 1) }
+            configuration.maxSessionsPerAddress = maxSessionsPerAddress.map { max($0, 1) }
             let server = SocketIOServer(configuration: configuration, logger: logger)
             let ticker = DemoApplication.install(on: server, logger: logger)
             if let engineEcho {

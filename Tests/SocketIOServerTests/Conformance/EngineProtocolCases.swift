@@ -4,9 +4,35 @@ import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 
+/// The heartbeat a suite case runs with.
+enum SuiteHeartbeat {
+    /// The suites' own: pingInterval 300 ms, pingTimeout 200 ms (the handshake announces it).
+    case suite
+    /// Pings every 300 ms, 30 s to answer: for the cases that exchange pings (a test starved for
+    /// seconds on a loaded machine still finds its session).
+    case pingPong
+    /// The server's defaults (25 s / 20 s): no heartbeat within the case.
+    case relaxed
+
+    var pingInterval: Duration {
+        switch self {
+        case .suite, .pingPong: .milliseconds(300)
+        case .relaxed: .seconds(25)
+        }
+    }
+
+    var pingTimeout: Duration {
+        switch self {
+        case .suite: .milliseconds(200)
+        case .pingPong: .seconds(30)
+        case .relaxed: .seconds(20)
+        }
+    }
+}
+
 /// The Engine.IO cases both official suites share (`engine.io-protocol` at `/engine.io/`,
 /// `socket.io-protocol` at `/socket.io/`), each against a server on `port` serving Engine.IO at
-/// `path` with pingInterval 300 ms, pingTimeout 200 ms, maxPayload 1,000,000.
+/// `path` with maxPayload 1,000,000 and the heartbeat the case asks for (``SuiteHeartbeat``).
 struct EngineProtocolCases {
     let demo: DemoServer
     let path: String

@@ -22,9 +22,11 @@ struct HeartbeatTests {
         }
     }
 
+    /// The 60 s pingTimeout is room for a test starved of CPU (the whole suite in parallel on
+    /// two cores, python peers starting): 5 s was once not enough between a ping and its pong.
     @Test("over polling the ping releases the held GET and the pong is POSTed")
     func pollingHeartbeat() async throws {
-        try await DemoServer.with({ $0.pingInterval = .milliseconds(100); $0.pingTimeout = .seconds(5) }) { demo in
+        try await DemoServer.with({ $0.pingInterval = .milliseconds(100); $0.pingTimeout = .seconds(60) }) { demo in
             let client = try await PollingClient.open(port: demo.port)
             #expect(try await client.receive(1) == ["2"])
             try await client.post(["3"])

@@ -1,4 +1,5 @@
 import Foundation
+import SocketIOProtocol
 import SocketIOServer
 import SwitchboardTestSupport
 import Testing
@@ -64,5 +65,27 @@ import Testing
         #expect(status == "HTTP/1.1 200 OK")
         try await withTimeout(30, "the non-HTTP connection closing") { try await garbage.waitForClose() }
         try await withTimeout(30, "the silent connection closing") { try await silent.waitForClose() }
+    }
+}
+
+/// A request whose body stalls is bounded like a head that stalls.
+@Suite struct StalledRequestTests {
+    /// The head comes, the body never does: the connection is closed once it has been idle for
+    /// the connection idle timeout (here the 1 s head deadline), while other clients are served.
+    @Test func aPostWhoseBodyNeverComesIsClosedWhileOthersAreServed() async throws {
+        let server = SocketIOServer(configuration: .init(
+            pingInterval: .milliseconds(300), pingTimeout: .milliseconds(300), requestHeadTimeout: .seconds(1)
+        ))
+        let running = try await server.start()
+        defer { Task { await running.stop() } }
+        let handshake = try await HTTPClient.get(port: running.port, "/socket.io/?EIO=4&transport=polling")
+        let sid = try #require(try JSONValue(parsing: String(handshake.text.dropFirst()))["sid"]?.stringValue)
+
+        let stalled = try RawConnection.connect(port: running.port)
+        defer { stalled.close() }
+        try stalled.write("POST /socket.io/?EIO=4&transport=polling&sid=\(sid) HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n4hel")
+        let other = try await HTTPClient.get(port: running.port, "/socket.io/?EIO=4&transport=polling")
+        #expect(other.status == 200, "served meanwhile")
+        try await withTimeout(30, "the stalled POST's connection closing") { try await stalled.waitForClose() }
     }
 }

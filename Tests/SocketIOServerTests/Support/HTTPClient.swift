@@ -23,9 +23,10 @@ enum HTTPClient {
         port: Int,
         target: String,
         headers: [(String, String)] = [],
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        from source: String? = nil
     ) async throws -> HTTPReply {
-        let connection = try RawConnection.connect(port: port)
+        let connection = try RawConnection.connect(port: port, from: source)
         defer { connection.close() }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -35,8 +36,8 @@ enum HTTPClient {
         return try await readReply(from: connection)
     }
 
-    static func get(port: Int, _ target: String, headers: [(String, String)] = []) async throws -> HTTPReply {
-        try await request("GET", port: port, target: target, headers: headers)
+    static func get(port: Int, _ target: String, headers: [(String, String)] = [], from source: String? = nil) async throws -> HTTPReply {
+        try await request("GET", port: port, target: target, headers: headers, from: source)
     }
 
     static func post(port: Int, _ target: String, body: String, headers: [(String, String)] = []) async throws -> HTTPReply {

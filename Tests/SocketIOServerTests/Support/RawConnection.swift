@@ -44,14 +44,29 @@ final class RawConnection: @unchecked Sendable {
         readGate.withLock { paused = false }
     }
 
-    /// Connects to 127.0.0.1:`port`.
-    static func connect(port: Int) throws -> RawConnection {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback address, such as
+    /// `127.0.0.2`, to look like a second client machine) when given.
+    static func connect(port: Int, from source: String? = nil) throws -> RawConnection {
         #if canImport(Glibc) || canImport(Musl)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Foundation.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                Foundation.close(fd)
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
