@@ -49,6 +49,12 @@ extension SocketIOServer {
         /// WebSocket one by refusing the upgrade: 400) until one closes. `nil` (the default,
         /// like socket.io's server): no limit.
         public var maxSessions: Int?
+        /// Whether Engine.IO v3 clients (socket.io 2.x's client and everything pinned to it,
+        /// python-socketio 4.x) are served, as socket.io's `allowEIO3`: Engine.IO v3 (client
+        /// pings, v3 polling payloads) with Socket.IO protocol v4 on it (`/` joined at once,
+        /// auth from the namespace's query). Off by default, as in socket.io: such a client
+        /// gets `{"code":5,"message":"Unsupported protocol version"}`.
+        public var allowEIO3: Bool
         /// The most sessions open at once from one IP address; the next is refused with 403
         /// `{"code":4,"message":"Too many sessions from this address"}` (a WebSocket upgrade:
         /// 400). `nil` (the default): no limit.
@@ -72,7 +78,8 @@ extension SocketIOServer {
             requestHeadTimeout: Duration = .seconds(10),
             clock: any Clock<Duration> = ContinuousClock(),
             maxSessions: Int? = nil,
-            maxSessionsPerAddress: Int? = nil
+            maxSessionsPerAddress: Int? = nil,
+            allowEIO3: Bool = false
         ) {
             self.path = path
             self.pingInterval = pingInterval
@@ -92,6 +99,7 @@ extension SocketIOServer {
             self.clock = clock
             self.maxSessions = maxSessions
             self.maxSessionsPerAddress = maxSessionsPerAddress
+            self.allowEIO3 = allowEIO3
         }
 
         /// How long an HTTP connection may go without a byte from the client while it sends a

@@ -78,3 +78,26 @@ enum PollingBody {
         return body
     }
 }
+
+extension PollingBody {
+    /// A v3 polling body: text records `<length>:<packet>` (UTF-16 lengths, binary as `b4` +
+    /// base64), or — for a client without `b64=1`, when a frame is binary — v3's binary format.
+    /// `binary` says which (the response's content type).
+    static func encodeV3(_ frames: some Collection<EngineFrame>, base64: Bool) -> (body: ByteBuffer, binary: Bool) {
+        let packets = frames.map { frame -> EnginePacket in
+            switch frame.kind {
+            case .binary: .binaryMessage(Data(frame.bytes.readableBytesView))
+            case .text: Self.packet(ofText: String(buffer: frame.bytes))
+            }
+        }
+        if !base64, packets.contains(where: { if case .binaryMessage = $0 { true } else { false } }) {
+            return (ByteBuffer(bytes: PollingPayload.encodeBinaryV3(packets)), true)
+        }
+        return (ByteBuffer(string: PollingPayload.encode(packets, version: .v3)), false)
+    }
+
+    /// A text frame as the packet it encodes (the frames the server makes always parse).
+    private static func packet(ofText text: String) -> EnginePacket {
+        (try? EnginePacket.decode(text: text, version: .v3)) ?? .message(String(text.dropFirst()))
+    }
+}

@@ -55,7 +55,7 @@ extension EngineSession {
         defer { innerEndPost() }
         let packets: [EnginePacket]
         do {
-            packets = try EngineRoute.packets(inPostBody: body.readableBytesView)
+            packets = try EngineRoute.packets(inPostBody: body.readableBytesView, version: version)
         } catch {
             logger.debug("closing: malformed POST body", metadata: ["socketio.error": "\(error)"])
             close(.parseError(error.description))
@@ -74,6 +74,17 @@ extension EngineSession {
             }
         }
         return .accepted
+    }
+}
+
+extension EngineSession {
+    /// A GET's answer: `frames` as this session's protocol encodes a polling body, and whether
+    /// it is binary (v3's format for a client without `b64=1`).
+    func pollingBody(_ frames: [EngineFrame]) -> (body: ByteBuffer, binary: Bool) {
+        switch version {
+        case .v4: (PollingBody.encode(frames), false)
+        case .v3: PollingBody.encodeV3(frames, base64: base64)
+        }
     }
 }
 

@@ -13,7 +13,7 @@ extension EngineSession {
         }
         let packet: EnginePacket
         do {
-            packet = try EnginePacket.decode(text: text, version: .v4)
+            packet = try EnginePacket.decode(text: text, version: version)
         } catch {
             logger.debug("closing: malformed WebSocket message", metadata: ["socketio.error": "\(error)"])
             if messageTarget(from: writer) != nil {
@@ -24,14 +24,27 @@ extension EngineSession {
             return
         }
         if case .binaryMessage(let data) = packet {
-            await receive(binary: data, from: writer)
+            await deliver(binary: data, from: writer)
             return
         }
         control(packet, from: writer)
     }
 
-    /// A binary message from `writer`'s WebSocket.
+    /// A binary message from `writer`'s WebSocket (v3: after its type byte, which must say
+    /// `message`).
     func receive(binary data: Data, from writer: WebSocketWriter) async {
+        var data = data
+        if version == .v3 {
+            guard data.first == 4 else {
+                close(.parseError("a v3 binary frame that is not a message"))
+                return
+            }
+            data = data.dropFirst()
+        }
+        await deliver(binary: data, from: writer)
+    }
+
+    private func deliver(binary data: Data, from writer: WebSocketWriter) async {
         guard let client = messageTarget(from: writer) else { return }
         await client.receive(binary: data)
     }

@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import SocketIOProtocol
 
 /// One Engine.IO session on the server: owns its transport (polling buffer or WebSocket), its
@@ -32,6 +34,10 @@ final class EngineSession: Sendable {
     let sid: String
     /// The Engine.IO path the session was opened on (`/socket.io/`, or a raw Engine.IO mount).
     let mount: String
+    /// The Engine.IO protocol the client speaks (v3 only with `allowEIO3`).
+    let version: EngineIOVersion
+    /// v3 `b64=1`: the client takes binary as base64 text (`b4…`), on polling and WebSocket.
+    let base64: Bool
     /// The request that opened the session.
     let request: RequestInfo
     let environment: ServerEnvironment
@@ -44,6 +50,8 @@ final class EngineSession: Sendable {
     init(
         sid: String,
         mount: String,
+        version: EngineIOVersion = .v4,
+        base64: Bool = false,
         webSocket: WebSocketWriter?,
         request: RequestInfo,
         environment: ServerEnvironment,
@@ -51,6 +59,8 @@ final class EngineSession: Sendable {
     ) {
         self.sid = sid
         self.mount = mount
+        self.version = version
+        self.base64 = base64
         self.request = request
         self.environment = environment
         self.registry = registry
@@ -58,9 +68,9 @@ final class EngineSession: Sendable {
         logger[metadataKey: "socketio.sid"] = "\(sid)"
         self.logger = logger
         let machine: Machine = if let webSocket {
-            Machine(webSocket: webSocket, timing: environment.timing)
+            Machine(webSocket: webSocket, timing: environment.timing, version: version)
         } else {
-            Machine(polling: environment.pollingLimits, timing: environment.timing)
+            Machine(polling: environment.pollingLimits, timing: environment.timing, version: version)
         }
         self.inner = NIOLockedValueBox(Inner(machine: machine, transportKind: webSocket == nil ? .polling : .websocket))
         self.timers = TimerSlots(clock: environment.clock)
@@ -96,7 +106,7 @@ final class EngineSession: Sendable {
     func send(_ frames: [EngineFrame]) -> Bool {
         let (action, written): (Machine.SendAction, Bool) = inner.withLockedValue { inner in
             let action = inner.machine.send(frames)
-            if case .write(let writer, let frames) = action { return (action, writer.send(frames)) }
+            if case .write(let writer, let frames) = action { return (action, writer.send(webSocketFrames(frames))) }
             return (action, true)
         }
         switch action {
@@ -115,6 +125,22 @@ final class EngineSession: Sendable {
             return false
         case .dropped:
             return false
+        }
+    }
+
+    /// Frames as this session's WebSocket carries them: v4 as they are; v3 binary with its
+    /// type byte (`0x04` + bytes), or as `b4` + base64 text for a `b64=1` client.
+    func webSocketFrames(_ frames: [EngineFrame]) -> [EngineFrame] {
+        guard version == .v3, frames.contains(where: { $0.kind == .binary }) else { return frames }
+        return frames.map { frame in
+            guard frame.kind == .binary else { return frame }
+            if base64 { return .text("b4" + Data(frame.bytes.readableBytesView).base64EncodedString()) }
+            var bytes = ByteBuffer()
+            bytes.reserveCapacity(frame.size + 1)
+            bytes.writeInteger(UInt8(4))
+            var payload = frame.bytes
+            bytes.writeBuffer(&payload)
+            return EngineFrame(kind: .binary, bytes: bytes)
         }
     }
 
@@ -223,14 +249,24 @@ final class EngineSession: Sendable {
     func control(_ packet: EnginePacket, from writer: WebSocketWriter?) {
         switch packet {
         case .pong:
-            if let arm = inner.withLockedValue({ $0.machine.pong() }) { self.arm(arm) }
-        case .ping(let data):
-            guard let writer, data == "probe" else {
-                // Engine.IO v4: only the server pings (the JS server closes the session).
+            guard version == .v4 else {
                 close(.transportError("invalid heartbeat direction"))
                 return
             }
-            probe(from: writer)
+            if let arm = inner.withLockedValue({ $0.machine.pong() }) { self.arm(arm) }
+        case .ping(let data):
+            if let writer, data == "probe" {
+                probe(from: writer)
+                return
+            }
+            // Engine.IO v3: the client pings and the server answers; v4: only the server
+            // pings (the JS server closes the session).
+            guard let arm = inner.withLockedValue({ $0.machine.clientPinged() }) else {
+                close(.transportError("invalid heartbeat direction"))
+                return
+            }
+            self.arm(arm)
+            send([.text("3" + data)])
         case .upgrade:
             guard let writer else { return }
             upgrade(to: writer)
@@ -256,7 +292,7 @@ final class EngineSession: Sendable {
             let action = inner.machine.upgraded(by: writer)
             if case .upgraded(let writer, let pending, _) = action {
                 inner.transportKind = .websocket
-                writer.send(pending)
+                writer.send(webSocketFrames(pending))
             }
             return action
         }

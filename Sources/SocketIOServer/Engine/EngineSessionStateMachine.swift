@@ -39,17 +39,22 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
     }
 
     let timing: Timing
+    /// v4: the server pings and waits for pongs. v3: the client pings, the server answers and
+    /// closes a session whose pings stop for `pingInterval + pingTimeout`.
+    let version: EngineIOVersion
     var transport: Transport
     private(set) var awaitingPong = false
     private var generations: [TimerKind: Int] = [:]
 
-    init(polling limits: PollingLimits, timing: Timing) {
+    init(polling limits: PollingLimits, timing: Timing, version: EngineIOVersion = .v4) {
         self.timing = timing
+        self.version = version
         self.transport = .polling(PollingBuffer(limits: limits))
     }
 
-    init(webSocket socket: Socket, timing: Timing) {
+    init(webSocket socket: Socket, timing: Timing, version: EngineIOVersion = .v4) {
         self.timing = timing
+        self.version = version
         self.transport = .webSocket(socket)
     }
 
@@ -76,9 +81,20 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
 
     // MARK: - Heartbeat
 
-    /// The session is open: the first ping is due after `pingInterval`.
+    /// The session is open: the first ping is due after `pingInterval` (v3: the client's first
+    /// ping, within `pingInterval + pingTimeout`).
     mutating func start() -> TimerArm {
-        arm(.heartbeat, after: timing.pingInterval)
+        switch version {
+        case .v4: arm(.heartbeat, after: timing.pingInterval)
+        case .v3: arm(.heartbeat, after: timing.pingInterval + timing.pingTimeout)
+        }
+    }
+
+    /// v3: the client pinged (the owner answers with a pong); its next ping is due within
+    /// `pingInterval + pingTimeout`. `nil` on v4 (where a client ping is an error) or once closed.
+    mutating func clientPinged() -> TimerArm? {
+        guard version == .v3, !isClosed else { return nil }
+        return arm(.heartbeat, after: timing.pingInterval + timing.pingTimeout)
     }
 
     enum HeartbeatAction {
@@ -109,7 +125,7 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
         switch kind {
         case .heartbeat:
             guard !isClosed else { return .none }
-            if awaitingPong {
+            if awaitingPong || version == .v3 {
                 return .heartbeat(close(.pingTimeout).map(HeartbeatAction.close) ?? .none)
             }
             awaitingPong = true

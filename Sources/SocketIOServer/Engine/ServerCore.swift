@@ -44,6 +44,8 @@ final class ServerCore: Sendable {
     func openSession(
         sid: String = Identifiers.make(),
         mount: String,
+        version: EngineIOVersion = .v4,
+        base64: Bool = false,
         webSocket: WebSocketWriter?,
         request: RequestInfo,
         sendingFirst first: EngineFrame? = nil
@@ -51,6 +53,8 @@ final class ServerCore: Sendable {
         let session = EngineSession(
             sid: sid,
             mount: mount,
+            version: version,
+            base64: base64,
             webSocket: webSocket,
             request: request,
             environment: environment,

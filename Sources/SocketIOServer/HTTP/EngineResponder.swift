@@ -41,7 +41,8 @@ struct EngineResponder: HTTPResponder {
         case .preflight:
             return preflight(request, cors: cors)
         case .handshake(let query):
-            return handshake(request, query: query, mount: route.mount ?? core.environment.configuration.normalizedPath, context: context, cors: cors)
+            return handshake(request, query: query, mount: route.mount ?? core.environment.configuration.normalizedPath,
+                             version: route.version, context: context, cors: cors)
         case .session(let sid, let sessionRequest):
             guard let session = core.sessions[sid], session.mount == route.mount else {
                 return EngineHTTPError.unknownSession.response(headers: cors.headers)
@@ -50,7 +51,8 @@ struct EngineResponder: HTTPResponder {
             case .poll:
                 switch await session.poll() {
                 case .frames(let frames):
-                    return Self.text(PollingBody.encode(frames), cors: cors)
+                    let (body, binary) = session.pollingBody(frames)
+                    return binary ? Self.binary(body, cors: cors) : Self.text(body, cors: cors)
                 case .rejected:
                     return EngineHTTPError.badRequest.response(headers: cors.headers)
                 }
@@ -62,7 +64,9 @@ struct EngineResponder: HTTPResponder {
         }
     }
 
-    private func handshake(_ request: Request, query: [String: String], mount: String, context: Context, cors: CORSDecision) -> Response {
+    private func handshake(
+        _ request: Request, query: [String: String], mount: String, version: EngineIOVersion, context: Context, cors: CORSDecision
+    ) -> Response {
         let info = RequestInfo(
             headers: ServerCore.headerDictionary(request.headers),
             query: query,
@@ -71,8 +75,9 @@ struct EngineResponder: HTTPResponder {
             time: Date()
         )
         do {
-            let session = try core.openSession(mount: mount, webSocket: nil, request: info)
-            return Self.text(core.openFrame(sid: session.sid, transport: .polling).bytes, cors: cors)
+            let session = try core.openSession(mount: mount, version: version, base64: query["b64"] == "1", webSocket: nil, request: info)
+            let open = core.openFrame(sid: session.sid, transport: .polling)
+            return Self.text(version == .v3 ? session.pollingBody([open]).body : open.bytes, cors: cors)
         } catch {
             return EngineHTTPError.forbidden.response(headers: cors.headers, message: error.message)
         }
@@ -105,6 +110,12 @@ struct EngineResponder: HTTPResponder {
         }
         headers[.contentLength] = "0"
         return Response(status: .noContent, headers: headers)
+    }
+
+    static func binary(_ body: ByteBuffer, cors: CORSDecision) -> Response {
+        var headers = cors.headers
+        headers[.contentType] = "application/octet-stream"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     static func text(_ body: ByteBuffer, cors: CORSDecision) -> Response {

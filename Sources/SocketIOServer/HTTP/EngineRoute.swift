@@ -1,3 +1,4 @@
+import Foundation
 public import SocketIOProtocol
 
 /// What the Engine.IO HTTP front end does with one request, decided from the request's method,
@@ -33,6 +34,9 @@ public import SocketIOProtocol
     }
 
     public let action: Action
+    /// The Engine.IO protocol the request speaks (`EIO=4`, or anything else with `allowEIO3`,
+    /// as the JS server reads it); `v4` when the request was refused before that was known.
+    public let version: EngineIOVersion
     /// The Engine.IO path the request is for (Socket.IO's, or a raw Engine.IO mount); `nil`
     /// for a 404.
     public let mount: String?
@@ -86,7 +90,12 @@ public import SocketIOProtocol
             self.init(.error(.unknownTransport), cors: cors, mount: mount)
             return
         }
-        guard query.eio == "4" else {
+        let version: EngineIOVersion
+        if query.eio == "4" {
+            version = .v4
+        } else if configuration.allowEIO3 {
+            version = .v3  // the JS server takes anything but "4" for v3
+        } else {
             self.init(.error(.unsupportedProtocolVersion), cors: cors, mount: mount)
             return
         }
@@ -97,7 +106,7 @@ public import SocketIOProtocol
                 // A WebSocket handshake without the Upgrade header, or polling turned off.
                 self.init(.error(.badRequest), cors: cors, mount: mount)
             } else {
-                self.init(.handshake(query: query.parameters), cors: cors, mount: mount)
+                self.init(.handshake(query: query.parameters), cors: cors, mount: mount, version: version)
             }
             return
         }
@@ -107,24 +116,38 @@ public import SocketIOProtocol
         } else if method == "GET" {
             request = .poll
         } else if method == "POST" {
-            // v4 bodies are text; binary travels as base64 records.
+            // v4 bodies are text (binary travels as base64 records); v3 also has a binary body
+            // format, which python-engineio 3.x's client always uses.
             let binaryBody = contentType?.lowercased().hasPrefix("application/octet-stream") ?? false
-            request = binaryBody ? .refuse(.badRequest) : .post
+            request = binaryBody && version == .v4 ? .refuse(.badRequest) : .post
         } else {
             request = .refuse(.badRequest)
         }
-        self.init(.session(sid: sid, request), cors: cors, mount: mount)
+        self.init(.session(sid: sid, request), cors: cors, mount: mount, version: version)
     }
 
-    private init(_ action: Action, cors: CORSDecision, mount: String?) {
+    private init(_ action: Action, cors: CORSDecision, mount: String?, version: EngineIOVersion = .v4) {
         self.action = action
         self.cors = cors
         self.mount = mount
+        self.version = version
     }
 
     /// The packets of a POST body: a v4 text payload (bytes that are not UTF-8 are repaired, as
     /// JS reads them); any malformed record makes the whole body an error.
     public static func packets(inPostBody body: some Collection<UInt8>) throws(ProtocolError) -> [EnginePacket] {
         try PollingPayload.decode(String(decoding: body, as: UTF8.self), version: .v4)
+    }
+
+    /// The packets of a POST body in `version`: v4 text; v3 text (`<length>:<packet>`) or, when
+    /// the body's first byte is 0 or 1, v3's binary format.
+    public static func packets(inPostBody body: some Collection<UInt8>, version: EngineIOVersion) throws(ProtocolError) -> [EnginePacket] {
+        switch version {
+        case .v4:
+            return try packets(inPostBody: body)
+        case .v3:
+            if let first = body.first, first <= 1 { return try PollingPayload.decodeBinaryV3(Data(body)) }
+            return try PollingPayload.decode(String(decoding: body, as: UTF8.self), version: .v3)
+        }
     }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import SocketIOProtocol
 
 extension ServerCore {
     typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
@@ -24,11 +25,13 @@ extension ServerCore {
         )
         if let mount = mount(for: path) {
             // The JS server accepts a wrong EIO and then drops the socket; a 400 says more.
-            guard query.transport == "websocket", query.eio == "4", configuration.transports.contains(.websocket) else {
+            let version: EngineIOVersion = query.eio == "4" ? .v4 : .v3
+            guard query.transport == "websocket", version == .v4 || configuration.allowEIO3,
+                  configuration.transports.contains(.websocket) else {
                 return .dontUpgrade
             }
             if let sid = query.sid {
-                guard let session = sessions[sid], session.mount == mount, session.canUpgrade else { return .dontUpgrade }
+                guard let session = sessions[sid], session.mount == mount, session.version == version, session.canUpgrade else { return .dontUpgrade }
                 return .upgrade([:]) { inbound, _, _ in
                     try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
                 }
@@ -37,7 +40,9 @@ extension ServerCore {
             // refused upgrade itself, 400 with no body; a polling handshake gets the JSON 403).
             if sessions.admits(address: request.address, limits: sessionLimits) != nil { return .dontUpgrade }
             return .upgrade([:]) { inbound, _, _ in
-                try await self.serveWebSocketSession(inbound: inbound, channel: channel, request: request, mount: mount)
+                try await self.serveWebSocketSession(
+                    inbound: inbound, channel: channel, request: request, mount: mount, version: version, base64: query.parameters["b64"] == "1"
+                )
             }
         }
         if let plainPath = configuration.plainWebSocketPath, path == plainPath {
@@ -49,7 +54,9 @@ extension ServerCore {
     }
 
     /// A WebSocket-only session: the `open` frame, then every message until the socket closes.
-    private func serveWebSocketSession(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo, mount: String) async throws {
+    private func serveWebSocketSession(
+        inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo, mount: String, version: EngineIOVersion, base64: Bool
+    ) async throws {
         let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
         let sid = Identifiers.make()
         let session: EngineSession
@@ -57,7 +64,10 @@ extension ServerCore {
             // Registered first (a cap may refuse it, when another took the last place since the
             // upgrade was decided), but nothing can be sent before the open frame: the
             // application starts below, after it.
-            session = try openSession(sid: sid, mount: mount, webSocket: writer, request: request, sendingFirst: openFrame(sid: sid, transport: .websocket))
+            session = try openSession(
+                sid: sid, mount: mount, version: version, base64: base64, webSocket: writer, request: request,
+                sendingFirst: openFrame(sid: sid, transport: .websocket)
+            )
         } catch {
             writer.close()
             return

@@ -70,9 +70,19 @@ public struct BroadcastOperator: Sendable {
         let recipients = namespace.recipients(rooms: rooms, except: exceptRooms, excluding: excluding)
         guard !recipients.isEmpty else { return 0 }
         let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !isVolatile)
+        // Protocol v4 clients get the event without the recovery offset (encoded once, if any).
+        var withoutOffset: [EngineFrame]?
         var sent = 0
-        for recipient in recipients where recipient.outbox.deliver(frames, offset: offset) {
-            sent += 1
+        for recipient in recipients {
+            let delivered: Bool
+            if offset != nil, !recipient.outbox.takesOffsets {
+                let plain = withoutOffset ?? EngineFrame.frames(of: .event(event, items, namespace: namespace.name))
+                withoutOffset = plain
+                delivered = recipient.outbox.deliver(plain, offset: nil)
+            } else {
+                delivered = recipient.outbox.deliver(frames, offset: offset)
+            }
+            if delivered { sent += 1 }
         }
         return sent
     }

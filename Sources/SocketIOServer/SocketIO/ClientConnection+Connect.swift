@@ -10,7 +10,7 @@ extension ClientConnection {
             refuse(name, message: "Invalid namespace", data: nil)
             return
         }
-        if let recovery = environment.configuration.recovery,
+        if !isProtocolV4, let recovery = environment.configuration.recovery,
            let pid = auth?["pid"]?.stringValue,
            let offset = auth?["offset"]?.stringValue,
            await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
@@ -29,9 +29,10 @@ extension ClientConnection {
         }
         guard !isClosed else { return }
 
-        let recovery = environment.configuration.recovery
+        // Protocol v4 has no recovery, and a socket's id is the engine's sid (`/nsp#sid`).
+        let recovery = isProtocolV4 ? nil : environment.configuration.recovery
         let socket = ServerSocket(
-            id: Identifiers.make(),
+            id: isProtocolV4 ? (name == "/" ? session.sid : "\(name)#\(session.sid)") : Identifiers.make(),
             pid: recovery == nil ? nil : Identifiers.make(),
             namespace: namespace,
             handshake: handshake,
@@ -47,7 +48,8 @@ extension ClientConnection {
         // In the namespace first, so a broadcast made once the client has the reply reaches it;
         // the outbox holds such packets until the reply is written.
         namespace.add(socket)
-        socket.outbox.open(reply: EngineFrame.frames(of: Self.connectReply(name, id: socket.id, pid: socket.pid)))
+        let reply = isProtocolV4 ? SocketPacket(kind: .connect, namespace: name) : Self.connectReply(name, id: socket.id, pid: socket.pid)
+        socket.outbox.open(reply: EngineFrame.frames(of: reply))
         await joined(socket)
     }
 
@@ -109,9 +111,14 @@ extension ClientConnection {
     }
 
     private func refuse(_ name: String, message: String, data: JSONValue?) {
-        var payload: JSONObject = ["message": .string(message)]
-        if let data { payload["data"] = data }
-        write(SocketPacket(kind: .connectError, namespace: name, data: .object(payload)))
+        if isProtocolV4 {
+            // v4's ERROR: the data, or the message as a JSON string (socket.io's EIO3 answer).
+            write(SocketPacket(kind: .connectError, namespace: name, data: data ?? .string(message)))
+        } else {
+            var payload: JSONObject = ["message": .string(message)]
+            if let data { payload["data"] = data }
+            write(SocketPacket(kind: .connectError, namespace: name, data: .object(payload)))
+        }
         environment.events.emit(.socketRefused(namespace: name, sid: session.sid, message: message))
     }
 

@@ -15,6 +15,8 @@ final class ClientConnection: Sendable {
         var sockets: [String: ServerSocket] = [:]
         var closed = false
         var joinedAny = false
+        /// Protocol v4: the automatic join of `/` (messages wait for it).
+        var autoConnect: Task<Void, Never>?
     }
 
     let session: EngineSession
@@ -27,18 +29,36 @@ final class ClientConnection: Sendable {
         self.session = session
         self.namespaces = namespaces
         self.environment = environment
-        let decoder = SocketPacketDecoder(version: .v5, maxAttachments: environment.configuration.maxAttachments)
+        let decoder = SocketPacketDecoder(version: session.version.socketIOVersion, maxAttachments: environment.configuration.maxAttachments)
         self.state = NIOLockedValueBox(State(decoder: decoder))
         self.timers = TimerSlots(clock: environment.clock)
     }
 
-    /// Arms the connect timeout: a session that joins no namespace in time is closed.
+    /// Socket.IO protocol v4 (an Engine.IO v3 client, with `allowEIO3`).
+    var isProtocolV4: Bool { session.version == .v3 }
+
+    /// Arms the connect timeout: a session that joins no namespace in time is closed. Under
+    /// protocol v4 the client is joined to `/` at once instead (it never asks), as socket.io's
+    /// server does for EIO3 clients.
     func start() {
+        if isProtocolV4 {
+            _ = namespaces.namespace("/")  // socket.io's server always has it
+            let join = Task { await self.connect(to: "/", auth: nil) }
+            state.withLockedValue { $0.autoConnect = join }
+            return
+        }
         timers.arm(0, after: environment.configuration.connectTimeout) { [weak self] in
             guard let self, !self.state.withLockedValue({ $0.joinedAny }) else { return }
             self.session.logger.debug("closing: no namespace joined in time")
             self.session.close(.forcedClose)
         }
+    }
+
+    /// Waits for the automatic join of `/` (protocol v4) before the client's first message.
+    private func awaitAutoConnect() async {
+        guard let join = state.withLockedValue({ $0.autoConnect }) else { return }
+        await join.value
+        state.withLockedValue { $0.autoConnect = nil }
     }
 
     var isClosed: Bool { state.withLockedValue { $0.closed } }
@@ -47,6 +67,7 @@ final class ClientConnection: Sendable {
 
     /// A text message (the Socket.IO packet, without Engine.IO's `4`).
     func receive(text: Substring) async {
+        await awaitAutoConnect()
         let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
             guard !state.closed else { return .success(nil) }
             do throws(ProtocolError) {
@@ -60,6 +81,7 @@ final class ClientConnection: Sendable {
 
     /// A binary message: the next attachment of a binary packet.
     func receive(binary: Data) async {
+        await awaitAutoConnect()
         let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
             guard !state.closed else { return .success(nil) }
             do throws(ProtocolError) {
@@ -89,13 +111,21 @@ final class ClientConnection: Sendable {
         case .connect:
             // socket.io closes a client that connects twice to one namespace ("invalid state").
             guard socket == nil else { return fail(.parseError("CONNECT to a namespace already joined: \(name)")) }
-            await connect(to: name, auth: packet.data?.objectValue)
+            // Protocol v4 carries auth in the namespace's query (`/admin?token=1,`).
+            await connect(to: name, auth: isProtocolV4 ? Self.queryObject(of: packet.namespace) : packet.data?.objectValue)
         case .event, .binaryEvent, .ack, .binaryAck, .disconnect:
             guard let socket else { return fail(.parseError("packet for a namespace not joined: \(name)")) }
             socket.received(packet)
         case .connectError:
             fail(.parseError("CONNECT_ERROR from a client"))
         }
+    }
+
+    /// `{"token":"1"}` of `/admin?token=1`; `nil` without a query.
+    static func queryObject(of namespace: String) -> JSONObject? {
+        guard let mark = namespace.firstIndex(of: "?") else { return nil }
+        let parameters = EngineQuery(namespace[namespace.index(after: mark)...]).parameters
+        return JSONObject(parameters.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
     }
 
     private func fail(_ reason: EngineCloseReason) {

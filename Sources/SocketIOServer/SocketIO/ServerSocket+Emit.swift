@@ -22,7 +22,7 @@ extension ServerSocket {
             namespace.environment.logger.warning("not emitting a reserved event name", metadata: ["socketio.event": "\(event)"])
             return false
         }
-        let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile)
+        let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile && outbox.takesOffsets)
         return outbox.deliver(frames, offset: offset)
     }
 

@@ -30,7 +30,12 @@ final class SocketOutbox: Sendable {
     /// An outbox for a new socket: it holds what is delivered until ``open(reply:)`` writes the
     /// CONNECT reply, so the socket can join its namespace first (no broadcast misses a client
     /// that has seen the reply) and still see the reply first.
+    /// Whether events for this socket carry recovery offsets (a protocol v4 socket never does,
+    /// even on a server with recovery: its client would take the offset for an argument).
+    let takesOffsets: Bool
+
     init(session: EngineSession, log: PacketLog?, clock: Timeline) {
+        self.takesOffsets = log != nil
         self.state = NIOLockedValueBox(State(phase: .joining(session, held: []), log: log))
         self.clock = clock
     }

@@ -33,6 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The most sessions open at once from one IP address (default: no limit).")
     var maxSessionsPerAddress: Int?
 
+    @Flag(name: .long, help: "Also serve Engine.IO v3 / Socket.IO v4 clients (socket.io 2.x, python-socketio 4.x), like socket.io's allowEIO3.")
+    var allowEio3 = false
+
     @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
     var pingInterval: Int?
 
@@ -46,6 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
             var configuration = DemoApplication.configuration
             if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
             if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
+            configuration.allowEIO3 = allowEio3
             configuration.maxSessions = maxSessions.map { max($0, 1) }
             configuration.maxSessionsPerAddress = maxSessionsPerAddress.map { max($0, 1) }
             let server = SocketIOServer(configuration: configuration, logger: logger)

@@ -130,6 +130,27 @@ struct EngineSessionStateMachineTests {
         #expect(effects.reason == .pingTimeout)
     }
 
+    @Test("v3 heartbeat: the client pings; each ping re-arms the deadline; silence past pingInterval + pingTimeout closes")
+    func heartbeatV3() {
+        var machine = Machine(polling: Self.limits, timing: Self.timing, version: .v3)
+        let first = machine.start()
+        #expect(first.delay == .seconds(45), "the first client ping is due within pingInterval + pingTimeout")
+        let rearmed = machine.clientPinged()
+        #expect(rearmed?.delay == .seconds(45))
+        guard case .none = machine.timerFired(.heartbeat, generation: first.generation) else {
+            Issue.record("the old deadline is stale after a ping")
+            return
+        }
+        #expect(machine.pong() == nil, "a pong is not the client's to send in v3")
+        guard case .heartbeat(.close(let effects)) = machine.timerFired(.heartbeat, generation: rearmed?.generation ?? 0) else {
+            Issue.record("expected close: the server never pings in v3")
+            return
+        }
+        #expect(effects.reason == .pingTimeout)
+        var v4 = polling()
+        #expect(v4.clientPinged() == nil, "v4: a client ping is refused (the session closes it)")
+    }
+
     @Test("a server-side close without a GET lingers until the next GET gets the last packets and close")
     func linger() {
         var machine = polling()

@@ -2,12 +2,23 @@ import SwitchboardTestSupport
 import Foundation
 
 /// Runs Tests/Peers/client_v5.py (python-socketio 5.x's client, an independent implementation)
-/// against a server and collects its one-JSON-line-per-scenario results.
+/// — or client_v3.py (python-socketio 4.x's, Engine.IO v3) — against a server and collects its
+/// one-JSON-line-per-scenario results.
 ///
-/// The interpreter comes from `SWITCHBOARD_PY5` (set by `scripts/test`), else
-/// `<package root>/.venv/bin/python`. Without one, ``run(url:transport:)`` prints a loud skip
-/// line and returns `nil` — or throws when `SWITCHBOARD_REQUIRE_PEERS=1`.
+/// The interpreter comes from `SWITCHBOARD_PY5` / `SWITCHBOARD_PY4` (set by `scripts/test`), else
+/// `<package root>/.venv/bin/python` / `.venv-v3/bin/python`. Without one, ``run(url:transport:line:only:)``
+/// prints a loud skip line and returns `nil` — or throws when `SWITCHBOARD_REQUIRE_PEERS=1`.
 enum PythonClient {
+    /// Which python-socketio line.
+    enum Line: String, Sendable {
+        case v5 = "5.x"
+        case v4 = "4.x"
+
+        var script: String { self == .v5 ? "Tests/Peers/client_v5.py" : "Tests/Peers/client_v3.py" }
+        var variable: String { self == .v5 ? "SWITCHBOARD_PY5" : "SWITCHBOARD_PY4" }
+        var venv: String { self == .v5 ? ".venv/bin/python" : ".venv-v3/bin/python" }
+    }
+
     struct Result: Decodable, Sendable {
         let scenario: String
         let ok: Bool
@@ -31,32 +42,34 @@ enum PythonClient {
         "connect", "auth-accepted", "auth-rejected", "echo", "acks", "binary", "rooms-broadcast", "server-disconnect",
     ]
 
-    static func interpreter() -> String? {
+    static func interpreter(_ line: Line = .v5) -> String? {
         let environment = ProcessInfo.processInfo.environment
-        if let path = environment["SWITCHBOARD_PY5"], !path.isEmpty {
+        if let path = environment[line.variable], !path.isEmpty {
             return FileManager.default.isExecutableFile(atPath: path) ? path : nil
         }
-        let fallback = packageRoot.appendingPathComponent(".venv/bin/python").path
+        let fallback = packageRoot.appendingPathComponent(line.venv).path
         return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
     }
 
     /// The results, the script's stderr; `nil` when python-socketio is not installed.
-    static func run(url: URL, transport: String, timeout: Double = 180) async throws -> (results: [Result], log: String)? {
-        guard let python = interpreter() else {
+    static func run(
+        url: URL, transport: String, line: Line = .v5, only: [String] = [], timeout: Double = 180
+    ) async throws -> (results: [Result], log: String)? {
+        guard let python = interpreter(line) else {
             if ProcessInfo.processInfo.environment["SWITCHBOARD_REQUIRE_PEERS"] == "1" {
-                throw Failure(description: "python-socketio 5.x not installed and SWITCHBOARD_REQUIRE_PEERS=1; run scripts/test")
+                throw Failure(description: "python-socketio \(line.rawValue) not installed and SWITCHBOARD_REQUIRE_PEERS=1; run scripts/test")
             }
-            FileHandle.standardError.write(Data("⚠️ SKIPPED: python-socketio 5.x client not installed; run scripts/test\n".utf8))
+            FileHandle.standardError.write(Data("⚠️ SKIPPED: python-socketio \(line.rawValue) client not installed; run scripts/test\n".utf8))
             return nil
         }
         let logURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("switchboard-client-v5-\(UUID().uuidString.prefix(8)).log")
+            .appendingPathComponent("switchboard-client-\(line.rawValue)-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", "Tests/Peers/client_v5.py", url.absoluteString, "--transport", transport]
+        process.arguments = ["-u", line.script, url.absoluteString, "--transport", transport] + (only.isEmpty ? [] : ["--only"] + only)
         process.currentDirectoryURL = packageRoot
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
@@ -67,7 +80,7 @@ enum PythonClient {
         try? log.close()
         let stdout = readAll(output.fileHandleForReading)
         do {
-            try await withTimeout(timeout, "client_v5.py over \(transport)") { await finished.wait() }
+            try await withTimeout(timeout, "\(line.script) over \(transport)") { await finished.wait() }
         } catch {
             process.terminate()
             throw error
