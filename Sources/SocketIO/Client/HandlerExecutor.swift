@@ -24,6 +24,16 @@ public struct HandlerExecutor: Sendable {
         }
     }
 
+    /// Runs handlers at once, on the thread that delivered the event (the connection's network
+    /// event loop), in order: no thread hop per event, so the least CPU and the fewest context
+    /// switches (see the README's performance notes). The price: a handler holds up that
+    /// connection's reading while it runs, so it must be quick and must never block or wait —
+    /// count, forward to a queue or a continuation of your own, `emit` (which writes without a
+    /// hop from there). Still never under one of the library's locks.
+    public static var inline: HandlerExecutor {
+        HandlerExecutor { work in work() }
+    }
+
     /// A new serial queue: the manager's default.
     public static func serial(label: String = "switchboard.socketio.handlers") -> HandlerExecutor {
         .queue(DispatchQueue(label: label))

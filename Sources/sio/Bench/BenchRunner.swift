@@ -16,6 +16,8 @@ struct BenchRunner: Sendable {
     /// What the process measured for CPU and context switches is (the client alone, or the
     /// client with the embedded server in the same process).
     var usageScope = "this process"
+    /// Run the client's handlers inline on the event loop (``HandlerExecutor/inline``).
+    var inlineHandlers = false
 
     func run() async throws -> BenchResult {
         let sockets = try await connectClients()
@@ -75,6 +77,7 @@ struct BenchRunner: Sendable {
         configuration.defaultAckTimeout = .seconds(30)
         configuration.connectTimeout = .seconds(30)
         configuration.transports = transports
+        if inlineHandlers { configuration.handlerExecutor = .inline }
         let progress = ProgressBar(label: "connect", total: clients)
         var sockets: [(Manager, Socket)] = []
         var remaining = clients

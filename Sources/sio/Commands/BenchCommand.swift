@@ -55,6 +55,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Compare connection kinds: Socket.IO, plain WebSocket, the failover channel on each.")
     var failover = false
 
+    @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
+    var inlineHandlers = false
+
     func run() async throws {
         try await reportingErrors {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
@@ -83,6 +86,7 @@ struct BenchCommand: AsyncParsableCommand {
             // The embedded server shares the process and its event loops with the client: the
             // figures cover both (run against `sio serve` in another process to see the client alone).
             runner.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
+            runner.inlineHandlers = inlineHandlers
             var columns: [(String, BenchResult)] = []
             do {
                 columns.append(("switchboard", try await runner.run()))
