@@ -11,7 +11,7 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
 
     private struct Entry: Sendable {
         let complete: Completion
-        var timer: Task<Void, Never>?
+        var cancelTimer: (@Sendable () -> Void)?
     }
 
     private let entries = NIOLockedValueBox<[ID: Entry]>([:])
@@ -50,25 +50,20 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
     package func add(_ id: ID, deadline: Deadline? = nil, limit: Int? = nil, complete: @escaping Completion) -> Bool {
         let added = entries.withLockedValue { entries -> Bool in
             if let limit, entries.count >= limit { return false }
-            entries[id] = Entry(complete: complete, timer: nil)
+            entries[id] = Entry(complete: complete, cancelTimer: nil)
             return true
         }
         guard added, let deadline else { return added }
-        let timer = Task { [weak self] in
-            do {
-                try await deadline.timeline.sleep(deadline.after)
-            } catch {
-                return  // answered first: the timer was cancelled
-            }
+        let cancel = deadline.timeline.schedule(deadline.after) { [weak self] in
             guard let self, self.contains(id) else { return }
             self.settle(id, with: .failure(deadline.expired(id)))
         }
         let stored = entries.withLockedValue { entries -> Bool in
             guard entries[id] != nil else { return false }
-            entries[id]?.timer = timer
+            entries[id]?.cancelTimer = cancel
             return true
         }
-        if !stored { timer.cancel() }
+        if !stored { cancel() }
         return true
     }
 
@@ -76,7 +71,7 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
     @discardableResult
     package func settle(_ id: ID, with result: Result<Reply, Failure>) -> Bool {
         guard let entry = entries.withLockedValue({ $0.removeValue(forKey: id) }) else { return false }
-        entry.timer?.cancel()
+        entry.cancelTimer?()
         entry.complete(result)
         return true
     }
@@ -85,7 +80,7 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
     package func fail(_ ids: some Sequence<ID>, with failure: Failure) {
         let taken = entries.withLockedValue { entries in ids.compactMap { entries.removeValue(forKey: $0) } }
         for entry in taken {
-            entry.timer?.cancel()
+            entry.cancelTimer?()
             entry.complete(.failure(failure))
         }
     }
@@ -97,7 +92,7 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
             return Array(entries.values)
         }
         for entry in taken {
-            entry.timer?.cancel()
+            entry.cancelTimer?()
             entry.complete(.failure(failure))
         }
     }

@@ -9,22 +9,43 @@ package struct Timeline: Sendable {
     package let now: @Sendable () -> Duration
     /// Sleeps on the clock (throws `CancellationError` when the task is cancelled).
     package let sleep: @Sendable (Duration) async throws -> Void
+    /// Runs an action after a delay unless the returned cancel runs first (a deadline).
+    package let schedule: Scheduler
 
-    /// A timeline starting now on `clock`.
-    package init(_ clock: any Clock<Duration>) {
-        self = Self.opening(clock)
+    /// Runs `action` after `delay`; returns what cancels it.
+    package typealias Scheduler = @Sendable (_ delay: Duration, _ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void
+
+    /// A timeline starting now on `clock`. Deadlines run as tasks sleeping on the clock, unless
+    /// `scheduler` is given and the clock is the real one (`ContinuousClock`): then it runs them
+    /// (an event loop's timers: no task, no thread woken per deadline). A test clock always
+    /// keeps its own sleeping, so tests move deadlines by hand.
+    package init(_ clock: any Clock<Duration>, scheduler: Scheduler? = nil) {
+        self = Self.opening(clock, scheduler: clock is ContinuousClock ? scheduler : nil)
     }
 
-    private init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    private init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void, schedule: @escaping Scheduler) {
         self.now = now
         self.sleep = sleep
+        self.schedule = schedule
     }
 
-    private static func opening<C: Clock<Duration>>(_ clock: C) -> Timeline {
+    private static func opening<C: Clock<Duration>>(_ clock: C, scheduler: Scheduler?) -> Timeline {
         let start = clock.now
+        let sleep: @Sendable (Duration) async throws -> Void = { try await clock.sleep(for: $0) }
         return Timeline(
             now: { start.duration(to: clock.now) },
-            sleep: { try await clock.sleep(for: $0) }
+            sleep: sleep,
+            schedule: scheduler ?? { delay, action in
+                let task = Task {
+                    do {
+                        try await sleep(delay)
+                    } catch {
+                        return  // cancelled
+                    }
+                    action()
+                }
+                return { task.cancel() }
+            }
         )
     }
 }

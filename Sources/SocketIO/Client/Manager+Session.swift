@@ -44,7 +44,8 @@ extension Manager {
             trustRoots: configuration.trustRoots,
             httpClient: httpClient,
             clock: configuration.clock,
-            logger: logger
+            logger: logger,
+            eventLoop: eventLoop
         )
         let engine = Engine(configuration: config) { [weak self] event in
             self?.handle(event, session: session)

@@ -2,6 +2,8 @@ import SwitchboardCore
 public import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import SocketIOProtocol
 
 /// One connection to a Socket.IO server, shared by the sockets of its namespaces.
@@ -23,6 +25,9 @@ public final class Manager: Sendable {
     public let configuration: Configuration
     let endpoint: EngineEndpoint
     let executor: HandlerExecutor
+    /// The event loop every WebSocket of this manager runs on.
+    let eventLoop: any EventLoop
+    private let loopExecutor: EventLoopTaskExecutor
     /// The configured clock as a timeline (ack deadlines).
     let timeline: Timeline
     let logger: Logger
@@ -56,7 +61,16 @@ public final class Manager: Sendable {
         self.configuration = configuration
         self.endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
         self.executor = configuration.handlerExecutor ?? .serial()
-        self.timeline = Timeline(configuration.clock)
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        self.eventLoop = eventLoop
+        self.loopExecutor = EventLoopTaskExecutor(eventLoop)
+        // Deadlines (ack timeouts, one per emitWithAck) as the event loop's timers, not a task
+        // sleeping per ack: no thread woken to start and to cancel each one.
+        self.timeline = Timeline(configuration.clock) { delay, action in
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { action() }
+            return { scheduled.cancel() }
+        }
         var logger = configuration.logger
         logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
         self.logger = logger
@@ -78,6 +92,15 @@ public final class Manager: Sendable {
         ))
         Self.live.add(self)
     }
+
+    /// The thread this manager's WebSocket reads and writes on, as a task executor. Run the code
+    /// that emits and awaits acknowledgements with it preferred —
+    /// `await withTaskExecutorPreference(manager.taskExecutor) { … }` — and an `emit` writes
+    /// without a hop to another thread, and an acknowledgement resumes the caller on the thread
+    /// that received it: the fewest context switches (see the README's performance notes). The
+    /// code then shares that thread with the connection's I/O: keep it from blocking. Long-polling
+    /// runs on AsyncHTTPClient's threads and gains nothing from it.
+    public var taskExecutor: any TaskExecutor { loopExecutor }
 
     deinit {
         Self.live.remove(ObjectIdentifier(self))

@@ -21,7 +21,7 @@ extension Engine {
         let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: handshake.sid)
         let probe = WebSocketTransport(
             endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
-            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots
+            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, eventLoop: config.eventLoop
         ) { [weak self] event in
             // Routed by role: a probe until the switch, the session's transport after it.
             self?.handle(event, from: id)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import SocketIOProtocol
 
 /// What an engine reports to the socket layer, in order.
@@ -37,6 +38,8 @@ final class Engine: Sendable {
         var httpClient: HTTPClient?
         var clock: any Clock<Duration>
         var logger: Logger
+        /// The event loop the WebSocket transports run on (the manager's).
+        var eventLoop: (any EventLoop)? = nil
     }
 
     struct Inner: Sendable {
@@ -201,7 +204,8 @@ final class Engine: Sendable {
             let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
             return WebSocketTransport(
                 endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
-                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, handler: handler)
+                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, eventLoop: config.eventLoop,
+                handler: handler)
         case .polling:
             let client = try config.httpClient ?? HTTPClients.client(trustRoots: config.trustRoots, proxy: nil)
             let options = PollingTransport.Options(

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import SocketIOProtocol
 import WebSocketClient
 
@@ -20,13 +21,14 @@ final class WebSocketTransport: EngineTransport {
         version: EngineIOVersion,
         maxMessageSize: Int,
         trustRoots: TrustRoots = .system,
+        eventLoop: (any EventLoop)? = nil,
         handler: @escaping @Sendable (TransportEvent) -> Void
     ) {
         self.version = version
         let reporter = TransportReporter(handler)
         let configuration = WebSocketClientChannel.Configuration(
             address: endpoint.address, target: uri, headers: headers,
-            maxMessageSize: maxMessageSize, trustRoots: trustRoots
+            maxMessageSize: maxMessageSize, trustRoots: trustRoots, group: eventLoop
         )
         let made = WebSocketClientChannel(configuration: configuration) { [weak self, version] event in
             switch event {

@@ -18,9 +18,17 @@ struct BenchRunner: Sendable {
     var usageScope = "this process"
     /// Run the client's handlers inline on the event loop (``HandlerExecutor/inline``).
     var inlineHandlers = false
+    /// Run the workload with the (first) manager's event loop as the preferred task executor
+    /// (``Manager/taskExecutor``).
+    var onEventLoop = false
 
     func run() async throws -> BenchResult {
         let sockets = try await connectClients()
+        guard onEventLoop, let manager = sockets.first?.0 else { return try await measure(sockets) }
+        return try await withTaskExecutorPreference(manager.taskExecutor) { try await measure(sockets) }
+    }
+
+    private func measure(_ sockets: [(Manager, Socket)]) async throws -> BenchResult {
         let residentMB = Self.residentMegabytes()
         defer { for (manager, _) in sockets { manager.disconnect() } }
 

@@ -58,6 +58,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
     var inlineHandlers = false
 
+    @Flag(name: .long, help: "Run the workload on the manager's event loop (withTaskExecutorPreference(manager.taskExecutor)).")
+    var onEventLoop = false
+
     func run() async throws {
         try await reportingErrors {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
@@ -87,6 +90,7 @@ struct BenchCommand: AsyncParsableCommand {
             // figures cover both (run against `sio serve` in another process to see the client alone).
             runner.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
             runner.inlineHandlers = inlineHandlers
+            runner.onEventLoop = onEventLoop
             var columns: [(String, BenchResult)] = []
             do {
                 columns.append(("switchboard", try await runner.run()))

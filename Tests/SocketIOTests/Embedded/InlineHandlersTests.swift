@@ -7,8 +7,9 @@ import SwitchboardTestSupport
 import Testing
 
 /// `HandlerExecutor.inline`: handlers run on the connection's event loop as events arrive, in
-/// order, and may emit from there.
-@Suite("Inline handlers")
+/// order, and may emit from there; `Manager.taskExecutor`: code that prefers it runs there too,
+/// and an awaited acknowledgement resumes it there.
+@Suite("Inline handlers and the event-loop task executor")
 struct InlineHandlersTests {
     @Test func handlersRunInOrderOnTheEventLoopAndMayEmit() async throws {
         let harness = try await EmbeddedHarness.start()
@@ -35,6 +36,28 @@ struct InlineHandlersTests {
         let result = seen.withLockedValue { $0 }
         #expect(result.numbers == Array(0..<200), "in order, each once")
         #expect(result.offLoop == 0, "every handler ran on an event loop")
+        await manager.close()
+        await harness.stop()
+    }
+
+    @Test func codePreferringTheManagersExecutorRunsOnItsEventLoopAcrossAwaitedAcks() async throws {
+        let harness = try await EmbeddedHarness.start()
+        var configuration = Manager.Configuration()
+        configuration.transports = [.websocket]
+        let manager = try Manager(url: harness.url, configuration: configuration)
+        let socket = manager.socket()
+        try await withTimeout(20, "connect") { try await socket.connect() }
+        let offLoop = try await withTaskExecutorPreference(manager.taskExecutor) { () async throws -> Int in
+            var offLoop = 0
+            for number in 0..<50 {
+                if MultiThreadedEventLoopGroup.currentEventLoop == nil { offLoop += 1 }
+                let reply = try await socket.emitWithAck("echo", .number(Double(number)))
+                #expect(reply == [.number(Double(number))])
+            }
+            if MultiThreadedEventLoopGroup.currentEventLoop == nil { offLoop += 1 }
+            return offLoop
+        }
+        #expect(offLoop == 0, "before and after every awaited ack, on the event loop")
         await manager.close()
         await harness.stop()
     }
