@@ -45,6 +45,7 @@ let package = Package(
             name: "SwitchboardCore",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming

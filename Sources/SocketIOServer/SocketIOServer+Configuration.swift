@@ -49,6 +49,13 @@ extension SocketIOServer {
         /// WebSocket one by refusing the upgrade: 400) until one closes. `nil` (the default,
         /// like socket.io's server): no limit.
         public var maxSessions: Int?
+        /// Whether a WebSocket connection's messages are read, decoded and handed to the app's
+        /// handlers on the connection's own event loop (a task preferring it), so that an event
+        /// and the reply the handler writes never cross threads — the fewest context switches
+        /// and the lowest latency, as socket.io's single-threaded Node server does. The price: a
+        /// handler that computes for long (without awaiting) holds up the other connections of
+        /// that loop. Off by default: handlers run on the concurrency pool.
+        public var handlersOnEventLoop: Bool
         /// Whether Engine.IO v3 clients (socket.io 2.x's client and everything pinned to it,
         /// python-socketio 4.x) are served, as socket.io's `allowEIO3`: Engine.IO v3 (client
         /// pings, v3 polling payloads) with Socket.IO protocol v4 on it (`/` joined at once,
@@ -79,7 +86,8 @@ extension SocketIOServer {
             clock: any Clock<Duration> = ContinuousClock(),
             maxSessions: Int? = nil,
             maxSessionsPerAddress: Int? = nil,
-            allowEIO3: Bool = false
+            allowEIO3: Bool = false,
+            handlersOnEventLoop: Bool = false
         ) {
             self.path = path
             self.pingInterval = pingInterval
@@ -100,6 +108,7 @@ extension SocketIOServer {
             self.maxSessions = maxSessions
             self.maxSessionsPerAddress = maxSessionsPerAddress
             self.allowEIO3 = allowEIO3
+            self.handlersOnEventLoop = handlersOnEventLoop
         }
 
         /// How long an HTTP connection may go without a byte from the client while it sends a

@@ -23,7 +23,7 @@ import traceback
 
 import socketio
 
-TIMEOUT = 10
+TIMEOUT = 30  # a hang guard: on a starved machine (the whole suite in parallel) a step can take seconds
 
 TRANSPORTS = {
     "polling": ["polling"],

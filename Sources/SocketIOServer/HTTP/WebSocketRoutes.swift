@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import SocketIOProtocol
+import SwitchboardCore
 
 extension ServerCore {
     typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
@@ -33,16 +34,20 @@ extension ServerCore {
             if let sid = query.sid {
                 guard let session = sessions[sid], session.mount == mount, session.version == version, session.canUpgrade else { return .dontUpgrade }
                 return .upgrade([:]) { inbound, _, _ in
-                    try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
+                    try await self.onConnectionLoop(channel) {
+                        try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
+                    }
                 }
             }
             // A session cap refuses it: the upgrade is refused (the WebSocket library answers a
             // refused upgrade itself, 400 with no body; a polling handshake gets the JSON 403).
             if sessions.admits(address: request.address, limits: sessionLimits) != nil { return .dontUpgrade }
             return .upgrade([:]) { inbound, _, _ in
-                try await self.serveWebSocketSession(
-                    inbound: inbound, channel: channel, request: request, mount: mount, version: version, base64: query.parameters["b64"] == "1"
-                )
+                try await self.onConnectionLoop(channel) {
+                    try await self.serveWebSocketSession(
+                        inbound: inbound, channel: channel, request: request, mount: mount, version: version, base64: query.parameters["b64"] == "1"
+                    )
+                }
             }
         }
         if let plainPath = configuration.plainWebSocketPath, path == plainPath {
@@ -51,6 +56,13 @@ extension ServerCore {
             }
         }
         return .dontUpgrade
+    }
+
+    /// Runs `body` preferring `channel`'s event loop when ``SocketIOServer/Configuration/handlersOnEventLoop``
+    /// asks for it (reading, decoding, handlers and their writes on one thread), else as it is.
+    private func onConnectionLoop(_ channel: any Channel, _ body: () async throws -> Void) async throws {
+        guard environment.configuration.handlersOnEventLoop else { return try await body() }
+        try await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) { try await body() }
     }
 
     /// A WebSocket-only session: the `open` frame, then every message until the socket closes.

@@ -36,6 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also serve Engine.IO v3 / Socket.IO v4 clients (socket.io 2.x, python-socketio 4.x), like socket.io's allowEIO3.")
     var allowEio3 = false
 
+    @Flag(name: .long, help: "Run each WebSocket connection's handlers on its event loop (fewest context switches; handlers must not compute for long).")
+    var handlersOnEventLoop = false
+
     @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
     var pingInterval: Int?
 
@@ -50,6 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
             if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
             configuration.allowEIO3 = allowEio3
+            configuration.handlersOnEventLoop = handlersOnEventLoop
             configuration.maxSessions = maxSessions.map { max($0, 1) }
             configuration.maxSessionsPerAddress = maxSessionsPerAddress.map { max($0, 1) }
             let server = SocketIOServer(configuration: configuration, logger: logger)

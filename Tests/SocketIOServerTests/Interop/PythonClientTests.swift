@@ -23,4 +23,20 @@ struct PythonClientTests {
             }
         }
     }
+
+    /// The same scenarios with each WebSocket connection's handlers on its event loop.
+    @Test("every scenario passes with handlers on the event loop", arguments: ["websocket", "upgrade"])
+    func scenariosOnTheEventLoop(transport: String) async throws {
+        try await DemoServer.with({
+            $0.pingInterval = .seconds(1)
+            $0.pingTimeout = .seconds(5)
+            $0.handlersOnEventLoop = true
+        }) { demo in
+            guard let (results, log) = try await PythonClient.run(url: demo.url, transport: transport) else { return }
+            #expect(results.map(\.scenario) == PythonClient.scenarios, "client log:\n\(log)")
+            for result in results {
+                #expect(result.ok, "\(result.scenario) over \(transport): \(result.detail)")
+            }
+        }
+    }
 }

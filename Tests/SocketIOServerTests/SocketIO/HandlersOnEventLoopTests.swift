@@ -1,0 +1,42 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+/// `handlersOnEventLoop`: a WebSocket connection's handlers run on its event loop, in order, and
+/// answer from there.
+@Suite("Server handlers on the event loop")
+struct HandlersOnEventLoopTests {
+    @Test func handlersRunOnTheConnectionsEventLoopInOrder() async throws {
+        let seen = NIOLockedValueBox<(numbers: [Int], offLoop: Int)>(([], 0))
+        try await DemoServer.with({ $0.handlersOnEventLoop = true }, installingDemo: false, setup: { server in
+            server.namespace("/").onConnection { socket in
+                socket.on("n") { event in
+                    let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                    seen.withLockedValue { seen in
+                        seen.numbers.append(event.items.first?.intValue ?? -1)
+                        if !onLoop { seen.offLoop += 1 }
+                    }
+                    event.ack?.respond(event.items)
+                }
+            }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            _ = try await client.connect()
+            for number in 0..<100 { try client.send("42\(number)[\"n\",\(number)]") }
+            var acks: [String] = []
+            while acks.count < 100 {
+                let packet = try await client.next("an ack")
+                if packet.hasPrefix("43") { acks.append(packet) }
+            }
+            #expect(acks == (0..<100).map { "43\($0)[\($0)]" }, "every ack, in order")
+            let result = seen.withLockedValue { $0 }
+            #expect(result.numbers == Array(0..<100))
+            #expect(result.offLoop == 0, "every handler ran on an event loop")
+            client.socket.drop()
+        }
+    }
+}
