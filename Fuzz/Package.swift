@@ -47,6 +47,7 @@ let package = Package(
         fuzzTarget("FuzzJSON", ["SocketIOProtocol"]),
         fuzzTarget("FuzzEnvelope", ["SocketIOProtocol"]),
         fuzzTarget("FuzzEngineRequest", ["SocketIOProtocol", "SocketIOServer"]),
+        fuzzTarget("FuzzMessagePack", ["SocketIOProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,7 +42,7 @@ def utf8(x):
 
 
 seeds = {name: {} for name in ["FuzzEngineIOPacket", "FuzzPollingPayload", "FuzzSocketIOPacket",
-                               "FuzzJSON", "FuzzEnvelope", "FuzzEngineRequest"]}
+                               "FuzzJSON", "FuzzEnvelope", "FuzzEngineRequest", "FuzzMessagePack"]}
 
 
 def socketio_seed(version_byte, messages):
@@ -134,6 +134,17 @@ for name, (selector, request) in {
     "custom-path": (8, "GET\n/custom?EIO=4&transport=polling\n\n\n"),
 }.items():
     seeds["FuzzEngineRequest"][name] = bytes([selector]) + request.encode("utf-8")
+
+# MessagePack (the cluster adapter's attachments): one value of each format family, from the
+# specification's format table, and a broadcast message as the adapter stores it.
+for name, hexbytes in {
+    "nil": "c0", "true": "c3", "fixint": "7f", "uint8": "cc80", "int8": "d0df", "negative-fixint": "e0",
+    "float64": "cb3fe0000000000000", "float32": "ca3fc00000", "fixstr": "a161", "str8": "d9026869",
+    "bin8": "c403010203", "fixarray": "9201a161", "array32": "dd0000000101", "fixmap": "81a16101",
+    "timestamp32": "d6ff00000000", "ext8": "c70307010203",
+    "cluster-message": "83a3756964a131a47479706503a36e7370a12f",  # {"uid":"1","type":3,"nsp":"/"}
+}.items():
+    seeds["FuzzMessagePack"][name] = bytes.fromhex(hexbytes)
 
 for target, files in seeds.items():
     folder = os.path.join(CORPUS, target)
