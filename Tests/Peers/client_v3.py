@@ -31,6 +31,9 @@ TRANSPORTS = {
     "upgrade": ["polling", "websocket"],
 }
 
+# Every packet in the log (stderr; the test prints it when a scenario fails).
+DEBUG = os.environ.get("CLIENT_V3_DEBUG") == "1"
+
 EVENTS = ["echo", "binary", "server-ack-result", "room-message", "broadcast"]
 
 
@@ -52,7 +55,10 @@ class Peer:
         self.namespace = namespace
         # Protocol v4: the namespace's query carries the auth.
         self.connect_namespace = namespace + (f"?{query}" if query else "")
-        self.sio = socketio.AsyncClient(reconnection=False)
+        # python-engineio 3.x gives up on a request after 5 s and aborts the connection; a server
+        # starved that long (the whole test suite in parallel on two cores) is not a failure.
+        self.sio = socketio.AsyncClient(reconnection=False, request_timeout=TIMEOUT,
+                                        logger=DEBUG, engineio_logger=DEBUG)
         self.events = asyncio.Queue()
         self.connected = asyncio.Event()
         self.connect_errors = []
@@ -240,7 +246,7 @@ async def main():
     parser.add_argument("--transport", choices=sorted(TRANSPORTS), default="websocket")
     parser.add_argument("--only", nargs="*", help="run only these scenarios")
     args = parser.parse_args()
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if DEBUG else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
     for name, scenario in SCENARIOS:
