@@ -254,7 +254,8 @@ public final class ReliableChannels: Sendable {
 
     private func resume(_ id: String, received: UInt64, on link: Link) -> Bool {
         let now = timeline.now()
-        let result: Result<(ReliableChannel, Bool, Link?), ReliableChannelTable<Envelope>.Refusal> = state.withLockedValue { state in
+        typealias Resumed = (channel: ReliableChannel, isNew: Bool, previous: Link?, waiters: [CheckedContinuation<Void, Never>])
+        let result: Result<Resumed, ReliableChannelTable<Envelope>.Refusal> = state.withLockedValue { state in
             do throws(ReliableChannelTable<Envelope>.Refusal) {
                 let resumed = try state.table.resume(id, received: received, on: link.id, now: now)
                 let isNew = state.channels[id] == nil
@@ -267,7 +268,9 @@ public final class ReliableChannels: Sendable {
                 _ = link.send(.resumed(channel: id, received: resumed.received))
                 for (seq, message) in resumed.resend { _ = link.send(message.numbered(seq)) }
                 let previous = resumed.previousAttachment.flatMap { state.links[$0] }
-                return .success((channel, isNew, previous))
+                // What the client says it received is acknowledged by the resume: room, perhaps.
+                let waiters = Array((state.roomWaiters.removeValue(forKey: id) ?? [:]).values)
+                return .success((channel, isNew, previous, waiters))
             } catch {
                 return .failure(error)
             }
@@ -281,7 +284,8 @@ public final class ReliableChannels: Sendable {
         case .failure(let refusal):
             refuse(link, refusal.description)
             return false
-        case .success(let (channel, isNew, previous)):
+        case .success(let (channel, isNew, previous, waiters)):
+            for waiter in waiters { waiter.resume() }
             previous?.close()
             if isNew, let onChannel = state.withLockedValue({ $0.onChannel }) { onChannel(channel) }
             return true

@@ -51,6 +51,47 @@ struct ReliableChannelFlowTests {
         await running.stop()
     }
 
+    /// A resume acknowledges what the client says it received: answers waiting for room go on
+    /// at once on the new transport (they waited out their whole timeout before).
+    @Test func aResumeMakesRoomForTheAnswersWaitingForIt() async throws {
+        let server = SocketIOServer(logger: Self.silent)
+        let channels = ReliableChannels(server: server, window: 4)
+        channels.onChannel { channel in
+            channel.on("echo") { data in
+                try? await channel.send("echo", data, waitingUpTo: .seconds(60))
+            }
+        }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+
+        let first = try await RawWebSocket.open(port: running.port, target: "/ws?channel=move")
+        try first.send(text: #"{"type":"resume","channel":"move","received":0}"#)
+        _ = try await first.nextText()
+        for number in 1...6 {
+            try first.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
+        }
+        var seen = try await Self.events(4, from: first)
+        // The client moves without a word of acknowledgement; its resume says it has all four.
+        // Like a client, it sends again what the server says it has not received.
+        let second = try await RawWebSocket.open(port: running.port, target: "/ws?channel=move")
+        try second.send(text: #"{"type":"resume","channel":"move","received":4}"#)
+        guard case .resumed(_, let received) = try Envelope(parsing: try await second.nextText("resumed")) else {
+            Issue.record("expected resumed")
+            return
+        }
+        if received < 6 {
+            for number in Int(received + 1)...6 {
+                try second.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
+            }
+        }
+        seen += try await Self.events(2, from: second)
+        #expect(seen.map(\.0) == Array(1...6))
+        #expect(seen.map { $0.1.intValue } == Array(1...6))
+        first.drop()
+        second.drop()
+        await running.stop()
+    }
+
     @Test func aClientFloodingPastThePendingLimitIsRefused() async throws {
         let server = SocketIOServer(logger: Self.silent)
         let channels = ReliableChannels(server: server, maxPendingMessages: 8)
