@@ -20,6 +20,8 @@ import Testing
         let received = NIOLockedValueBox<[Int]>([])
         let channel = NIOLockedValueBox<ReliableChannel?>(nil)
         let progress = AsyncStream<Int>.makeStream()
+        /// The channel, once the client opened it.
+        let opened = AsyncStream<ReliableChannel>.makeStream()
     }
 
     @Test func everyMessageOnceInOrderBothWaysAcrossManySwitches() async throws {
@@ -29,6 +31,7 @@ import Testing
         let side = ServerSide()
         channels.onChannel { channel in
             side.channel.withLockedValue { $0 = channel }
+            side.opened.continuation.yield(channel)
             channel.on("up") { payload in
                 guard let number = payload.intValue else { return }
                 let total = side.received.withLockedValue { received in
@@ -103,18 +106,16 @@ import Testing
         let pushedSoFar = NIOLockedValueBox(0)
         let pushing = Task { () -> Int in
             var next = 0
-            while !stop.withLockedValue({ $0 }) {
-                guard let channel = side.channel.withLockedValue({ $0 }) else {
-                    try? await Task.sleep(for: .milliseconds(10))
-                    continue
-                }
+            for await _ in side.opened.stream { break }  // the channel exists
+            while !stop.withLockedValue({ $0 }), let channel = side.channel.withLockedValue({ $0 }) {
                 do {
-                    try channel.send("down", .number(Double(next)))
+                    // A client a window behind holds this up until its acknowledgements make room.
+                    try await channel.send("down", .number(Double(next)), waitingUpTo: .seconds(60))
                     next += 1
                     pushedSoFar.withLockedValue { $0 = next }
                     if next % 50 == 0 { try? await Task.sleep(for: .milliseconds(10)) }  // paced, not a CPU hog
                 } catch {
-                    try? await Task.sleep(for: .milliseconds(10))  // the client is a window behind
+                    break  // the channel is gone: what was pushed is what the client must have
                 }
             }
             return next
