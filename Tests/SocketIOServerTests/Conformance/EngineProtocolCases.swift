@@ -215,13 +215,20 @@ struct EngineProtocolCases {
         socket.drop()
     }
 
-    func pollingAfterUpgrade(echoing: Bool) async throws {
+    /// A polling session upgraded by a WebSocket that sends `2probe` and `5` back to back (not
+    /// waiting for `3probe`), returned once the server has switched (the JavaScript cases rely on
+    /// timing for that).
+    func upgradedSession() async throws -> (sid: String, socket: RawWebSocket) {
         let sid = try await openPolling()
         let socket = try await webSocket("&sid=\(sid)")
         try socket.send(text: "2probe")
         try socket.send(text: "5")
-        // Ordered after the upgrade (the JavaScript case relies on timing).
         try await demo.events.wait("the upgrade") { if case .sessionUpgraded(sid) = $0 { true } else { false } }
+        return (sid, socket)
+    }
+
+    func pollingAfterUpgrade(echoing: Bool) async throws {
+        let (sid, socket) = try await upgradedSession()
         let get = try await HTTPClient.get(port: port, polling("&sid=\(sid)"))
         #expect(get.status == 400)
         if echoing {
@@ -232,11 +239,7 @@ struct EngineProtocolCases {
     }
 
     func webSocketAfterUpgrade(echoing: Bool) async throws {
-        let sid = try await openPolling()
-        let socket = try await webSocket("&sid=\(sid)")
-        try socket.send(text: "2probe")
-        try socket.send(text: "5")
-        try await demo.events.wait("the upgrade") { if case .sessionUpgraded(sid) = $0 { true } else { false } }
+        let (sid, socket) = try await upgradedSession()
         switch try await RawWebSocket.connect(port: port, target: "\(path)?EIO=4&transport=websocket&sid=\(sid)") {
         case .failure(let refusal):
             #expect(refusal.reply.status == 400)
