@@ -14,34 +14,21 @@ ack, binary, server-ack, join, leave, room-message, broadcast and kick. Logs go 
 when the script ran (whatever the results), so the caller reads the lines.
 """
 
-import argparse
 import asyncio
 import json
 import logging
-import os
-import sys
-import time
-import traceback
 
 import socketio
 
+import client_common
+from client_common import TRANSPORTS, Failure, check
+
 TIMEOUT = 10
+LOG_LEVEL = logging.WARNING
 CHAT_AUTH = {"token": "secret"}
 
-TRANSPORTS = {
-    "polling": ["polling"],
-    "websocket": ["websocket"],
-    "upgrade": ["polling", "websocket"],
-}
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, detail):
-    if not condition:
-        raise Failure(detail)
 
 
 class Peer:
@@ -164,47 +151,6 @@ async def scenario_auth_rejected(url, transport):
     return json.dumps(error)
 
 
-async def scenario_echo(url, transport):
-    peer = await connected(url, transport)
-    try:
-        payload = ["hello", 42, {"nested": [True, None, 1.5]}, "ünïcødé 😀"]
-        await peer.emit("echo", *payload)
-        args = await peer.next_event("echo")
-        check(args == payload, f"echo {args!r}")
-        return "echoed 4 items"
-    finally:
-        await peer.close()
-
-
-async def scenario_acks(url, transport):
-    peer = await connected(url, transport)
-    try:
-        # Client -> server ack (python returns a tuple for several items).
-        reply = await peer.call("ack", "question", 7)
-        check(list(reply) == ["question", 7], f"ack reply {reply!r}")
-        # Server -> client ack: the server asks, our handler answers, the server reports.
-        await peer.emit("server-ack", "ask", 1)
-        result = await peer.next_event("server-ack-result")
-        check(result == ["answer from python", "ask", 1], f"server ack result {result!r}")
-        return "both directions"
-    finally:
-        await peer.close()
-
-
-async def scenario_binary(url, transport):
-    peer = await connected(url, transport)
-    try:
-        blob = bytes(range(256))
-        await peer.emit("binary", blob, {"inner": b"\x00\x01"})
-        args = await peer.next_event("binary")
-        check(args == [blob, {"inner": b"\x00\x01"}], f"binary echo {args!r}"[:200])
-        reply = await peer.call("binary", b"\xff\xfe")
-        check(reply == b"\xff\xfe", f"binary ack {reply!r}")
-        return "attachments both ways"
-    finally:
-        await peer.close()
-
-
 async def scenario_rooms_broadcast(url, transport):
     peers = [await connected(url, transport, "/chat", CHAT_AUTH) for _ in range(3)]
     alice, bob, carol = peers
@@ -252,42 +198,13 @@ SCENARIOS = [
     ("connect", scenario_connect),
     ("auth-accepted", scenario_auth_accepted),
     ("auth-rejected", scenario_auth_rejected),
-    ("echo", scenario_echo),
-    ("acks", scenario_acks),
-    ("binary", scenario_binary),
+    ("echo", lambda url, transport: client_common.scenario_echo(connected, url, transport)),
+    ("acks", lambda url, transport: client_common.scenario_acks(connected, url, transport)),
+    ("binary", lambda url, transport: client_common.scenario_binary(connected, url, transport)),
     ("rooms-broadcast", scenario_rooms_broadcast),
     ("server-disconnect", scenario_server_disconnect),
 ]
 
 
-async def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("url")
-    parser.add_argument("--transport", choices=sorted(TRANSPORTS), default="websocket")
-    parser.add_argument("--only", nargs="*", help="run only these scenarios")
-    args = parser.parse_args()
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-    for name, scenario in SCENARIOS:
-        if args.only and name not in args.only:
-            continue
-        started = time.monotonic()
-        try:
-            detail = await asyncio.wait_for(scenario(args.url, args.transport), 3 * TIMEOUT)
-            result = {"scenario": name, "ok": True, "detail": str(detail)}
-        except Exception as exc:  # every failure becomes a result line
-            traceback.print_exc(file=sys.stderr)
-            result = {"scenario": name, "ok": False, "detail": f"{type(exc).__name__}: {exc}"}
-        result["transport"] = args.transport
-        result["seconds"] = round(time.monotonic() - started, 3)
-        print(json.dumps(result), flush=True)
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # python-engineio's polling read loop can outlive a server-side disconnect (its GET is
-    # held until the server's next ping); the results are printed, so do not wait for it.
-    os._exit(0)
+    client_common.run(__doc__.splitlines()[0], SCENARIOS, TIMEOUT, LOG_LEVEL)
