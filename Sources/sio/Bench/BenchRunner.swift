@@ -62,20 +62,12 @@ struct BenchRunner: Sendable {
         progress.finish()
 
         // Latency: sequential acks, spread over the clients.
-        let ackProgress = ProgressBar(label: "ack ", total: acks)
-        var latencies: [Double] = []
-        latencies.reserveCapacity(acks)
-        for i in 0..<acks {
-            let socket = sockets[i % sockets.count].1
-            let sent = ContinuousClock.now
-            _ = try await socket.emitWithAck("ack", .number(Double(i)), payload)
-            latencies.append(Self.seconds(ContinuousClock.now - sent) * 1000)
-            ackProgress.advance()
+        let latencies = try await Self.roundTrips(acks, label: "ack ") { i in
+            _ = try await sockets[i % sockets.count].1.emitWithAck("ack", .number(Double(i)), payload)
         }
-        ackProgress.finish()
         let usage = ProcessUsage.now().since(usageBefore)
         return BenchResult(target: url.absoluteString, clients: clients, events: total,
-                           seconds: seconds, latencies: latencies.sorted(), residentMB: residentMB,
+                           seconds: seconds, latencies: latencies, residentMB: residentMB,
                            usage: usage, usageScope: usageScope)
     }
 
@@ -116,6 +108,22 @@ struct BenchRunner: Sendable {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
         return kilobytes / 1024
+    }
+
+    /// Times `count` round trips made one at a time by `trip`, with a progress bar; in
+    /// milliseconds, sorted ascending.
+    static func roundTrips(_ count: Int, label: String, _ trip: (Int) async throws -> Void) async throws -> [Double] {
+        let progress = ProgressBar(label: label, total: count)
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        for index in 0..<count {
+            let sent = ContinuousClock.now
+            try await trip(index)
+            latencies.append(seconds(ContinuousClock.now - sent) * 1000)
+            progress.advance()
+        }
+        progress.finish()
+        return latencies.sorted()
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -97,19 +97,12 @@ struct ConnectionBench: Sendable {
         let seconds = BenchRunner.seconds(ContinuousClock.now - start)
         progress.finish()
 
-        let ackProgress = ProgressBar(label: "\(kind.rawValue) ack", total: acks)
-        var latencies: [Double] = []
-        latencies.reserveCapacity(acks)
-        for _ in 0..<acks {
-            let sent = ContinuousClock.now
+        let latencies = try await BenchRunner.roundTrips(acks, label: "\(kind.rawValue) ack") { _ in
             _ = try await connection.request("ack", payload)
-            latencies.append(BenchRunner.seconds(ContinuousClock.now - sent) * 1000)
-            ackProgress.advance()
         }
-        ackProgress.finish()
         let usage = ProcessUsage.now().since(usageBefore)
         try? await connection.release()
         return BenchResult(target: target.absoluteString, clients: 1, events: events, seconds: seconds,
-                           latencies: latencies.sorted(), residentMB: residentMB, usage: usage, usageScope: usageScope)
+                           latencies: latencies, residentMB: residentMB, usage: usage, usageScope: usageScope)
     }
 }
