@@ -66,6 +66,10 @@ extension SocketIOServer {
         /// `{"code":4,"message":"Too many sessions from this address"}` (a WebSocket upgrade:
         /// 400). `nil` (the default): no limit.
         public var maxSessionsPerAddress: Int?
+        /// Where broadcasts, rooms and socket queries reach: this process only
+        /// (``ServerAdapter/inProcess``, the default) or every server of a cluster
+        /// (``ServerAdapter/cluster(_:_:)`` over a ``ClusterTransport``, e.g. PostgreSQL).
+        public var adapter: ServerAdapter
 
         public init(
             path: String = "/socket.io/",
@@ -87,7 +91,8 @@ extension SocketIOServer {
             maxSessions: Int? = nil,
             maxSessionsPerAddress: Int? = nil,
             allowEIO3: Bool = false,
-            handlersOnEventLoop: Bool = false
+            handlersOnEventLoop: Bool = false,
+            adapter: ServerAdapter = .inProcess
         ) {
             self.path = path
             self.pingInterval = pingInterval
@@ -109,6 +114,7 @@ extension SocketIOServer {
             self.maxSessionsPerAddress = maxSessionsPerAddress
             self.allowEIO3 = allowEIO3
             self.handlersOnEventLoop = handlersOnEventLoop
+            self.adapter = adapter
         }
 
         /// How long an HTTP connection may go without a byte from the client while it sends a
