@@ -43,6 +43,12 @@ extension SocketIOServer {
 
         let core = self.core
         let configuration = self.configuration
+        do {
+            try await core.namespaces.startClusters()
+        } catch {
+            lifecycle.withLockedValue { $0 = .idle }
+            throw .clusterUnavailable("\(error)")
+        }
         let listening = OneShot<Int>()
         let app = Application(
             responder: EngineResponder(core: core),
@@ -127,6 +133,7 @@ extension SocketIOServer {
         // Closes every session and plain WebSocket, then every connection still sending its
         // first request head: cancelling the server's task cannot reach those (see
         // `UnfinishedRequests`), and one of them would otherwise hold `stop()` forever.
+        await core.namespaces.stopClusters()
         core.closeAll()
         guard let running else { return }
         await running.group.triggerGracefulShutdown()

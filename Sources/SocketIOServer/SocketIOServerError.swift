@@ -15,6 +15,8 @@ public enum SocketIOServerError: Error, Sendable, Hashable, CustomStringConverti
     case alreadyStarted
     /// The server could not listen (address in use, permission, bad host), with detail.
     case cannotListen(String)
+    /// The cluster adapter's transport could not subscribe (the database is unreachable).
+    case clusterUnavailable(String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum SocketIOServerError: Error, Sendable, Hashable, CustomStringConverti
         case .reservedEventName(let name): "\"\(name)\" is a reserved event name"
         case .alreadyStarted: "the server was already started"
         case .cannotListen(let why): "cannot listen: \(why)"
+        case .clusterUnavailable(let why): "cannot join the cluster: \(why)"
         }
     }
 }

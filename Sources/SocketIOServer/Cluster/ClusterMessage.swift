@@ -25,13 +25,13 @@ public struct ClusterMessage: Sendable, Hashable {
         self.data = data
     }
 
-    /// The message as socket.io's adapters write it, member order included
-    /// (`uid`, `type`, `data`, `nsp`, as `publishAndReturnOffset` builds it).
+    /// The message as socket.io's adapters write it, member order included (`type`, `data`,
+    /// then `uid` and `nsp`, which `publishAndReturnOffset` adds to the message last).
     public var json: JSONValue {
         var object = JSONObject()
-        object["uid"] = .string(uid)
         object["type"] = .number(Double(type.rawValue))
         if let data { object["data"] = .object(data) }
+        object["uid"] = .string(uid)
         object["nsp"] = .string(namespace)
         return .object(object)
     }

@@ -7,72 +7,103 @@ import NIOConcurrencyHelpers
 /// ```swift
 /// let bus = LocalClusterBus()
 /// var configuration = SocketIOServer.Configuration()
-/// configuration.adapter = .cluster(bus.transport())
+/// configuration.adapter = .cluster(bus.endpoint())
 /// ```
 public final class LocalClusterBus: Sendable {
     private struct Subscriber {
-        let owner: ObjectIdentifier
+        let endpoint: ObjectIdentifier
         let deliver: @Sendable (ClusterMessage) -> Void
     }
 
-    private let subscribers = NIOLockedValueBox<[String: [Subscriber]]>([:])
-    private let published = NIOLockedValueBox<Int>(0)
-    private let failing = NIOLockedValueBox<Bool>(false)
+    private struct State {
+        var subscribers: [String: [Subscriber]] = [:]
+        var unreachable: Set<ObjectIdentifier> = []
+        var failing = false
+        var published = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// An empty bus.
     public init() {}
 
     /// A transport for one more server on the bus.
-    public func transport() -> some ClusterTransport { Member(bus: self) }
+    public func endpoint() -> Endpoint { Endpoint(bus: self) }
 
     /// How many messages were published on the bus.
-    public var publishedCount: Int { published.withLockedValue { $0 } }
+    public var publishedCount: Int { state.withLockedValue { $0.published } }
 
-    /// While `true`, every publish fails (to try what a database outage does).
+    /// While `true`, every publish fails (what a database outage does to every server).
     public func setFailing(_ value: Bool) {
-        failing.withLockedValue { $0 = value }
+        state.withLockedValue { $0.failing = value }
     }
 
-    fileprivate func subscribe(_ owner: ObjectIdentifier, namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) {
-        subscribers.withLockedValue { $0[namespace, default: []].append(Subscriber(owner: owner, deliver: deliver)) }
+    /// Delivers `message` to every subscriber of its namespace as if a server had published it
+    /// (a foreign or malformed message, in tests).
+    public func inject(_ message: ClusterMessage) {
+        for target in targets(of: message) { target.deliver(message) }
     }
 
-    fileprivate func publish(_ message: ClusterMessage) throws {
-        let targets: [Subscriber] = try subscribers.withLockedValue { subscribers in
-            if failing.withLockedValue({ $0 }) { throw LocalClusterBusError.unavailable }
-            published.withLockedValue { $0 += 1 }
-            return subscribers[message.namespace] ?? []
+    private func targets(of message: ClusterMessage) -> [Subscriber] {
+        state.withLockedValue { state in
+            (state.subscribers[message.namespace] ?? []).filter { !state.unreachable.contains($0.endpoint) }
         }
+    }
+
+    fileprivate func subscribe(_ endpoint: ObjectIdentifier, namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) {
+        state.withLockedValue { $0.subscribers[namespace, default: []].append(Subscriber(endpoint: endpoint, deliver: deliver)) }
+    }
+
+    fileprivate func publish(_ message: ClusterMessage, from endpoint: ObjectIdentifier) throws(LocalClusterBusError) {
+        let targets: [Subscriber]? = state.withLockedValue { state in
+            guard !state.failing, !state.unreachable.contains(endpoint) else { return nil }
+            state.published += 1
+            return (state.subscribers[message.namespace] ?? []).filter { !state.unreachable.contains($0.endpoint) }
+        }
+        guard let targets else { throw .unavailable }
         for target in targets { target.deliver(message) }
     }
 
-    fileprivate func remove(_ owner: ObjectIdentifier) {
-        subscribers.withLockedValue { subscribers in
-            for key in subscribers.keys { subscribers[key]?.removeAll { $0.owner == owner } }
+    fileprivate func setReachable(_ endpoint: ObjectIdentifier, _ reachable: Bool) {
+        state.withLockedValue { state in
+            if reachable { state.unreachable.remove(endpoint) } else { state.unreachable.insert(endpoint) }
         }
     }
 
-    private final class Member: ClusterTransport {
-        let bus: LocalClusterBus
+    fileprivate func remove(_ endpoint: ObjectIdentifier) {
+        state.withLockedValue { state in
+            for key in state.subscribers.keys { state.subscribers[key]?.removeAll { $0.endpoint == endpoint } }
+        }
+    }
 
-        init(bus: LocalClusterBus) { self.bus = bus }
+    /// One server's connection to the bus.
+    public final class Endpoint: ClusterTransport {
+        private let bus: LocalClusterBus
 
-        func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws {
+        fileprivate init(bus: LocalClusterBus) { self.bus = bus }
+
+        /// Cuts this server off the bus (`false`: it publishes nothing and receives nothing, as
+        /// a crashed or partitioned server) or puts it back.
+        public func setReachable(_ reachable: Bool) {
+            bus.setReachable(ObjectIdentifier(self), reachable)
+        }
+
+        public func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws {
             bus.subscribe(ObjectIdentifier(self), namespace: namespace, deliver: deliver)
         }
 
-        func publish(_ message: ClusterMessage) async throws {
-            try bus.publish(message)
+        public func publish(_ message: ClusterMessage) async throws {
+            try bus.publish(message, from: ObjectIdentifier(self))
         }
 
-        func shutdown() async {
+        public func shutdown() async {
             bus.remove(ObjectIdentifier(self))
         }
     }
 }
 
-/// A ``LocalClusterBus`` set failing refused a message.
+/// A ``LocalClusterBus`` refused a message.
 public enum LocalClusterBusError: Error, Sendable, Hashable {
-    /// ``LocalClusterBus/setFailing(_:)`` is on.
+    /// The bus is failing (``LocalClusterBus/setFailing(_:)``) or the endpoint is cut off.
     case unavailable
 }

@@ -10,13 +10,16 @@ public import SocketIOProtocol
 /// socket.to("lobby").emit("typing")                      // the lobby, but not the sender
 /// ```
 ///
-/// The event is encoded once and the same bytes go to every recipient's queue.
+/// The event is encoded once and the same bytes go to every recipient's queue. In a cluster
+/// (``SocketIOServer/Configuration/adapter``) every operation also reaches the selected sockets
+/// of the other servers, unless narrowed with ``local``.
 public struct BroadcastOperator: Sendable {
     let namespace: Namespace
     var rooms: Set<String> = []
     var exceptRooms: Set<String> = []
     var excluding: String?
     var isVolatile = false
+    var isLocal = false
 
     init(namespace: Namespace, excluding: String? = nil) {
         self.namespace = namespace
@@ -54,19 +57,55 @@ public struct BroadcastOperator: Sendable {
         return copy
     }
 
+    /// Only this server's sockets, even in a cluster (socket.io's `local`).
+    public var local: BroadcastOperator {
+        var copy = self
+        copy.isLocal = true
+        return copy
+    }
+
+    /// The cluster to tell, unless only this server is concerned.
+    private var cluster: NamespaceCluster? { isLocal ? nil : namespace.cluster }
+
+    private var clusterOptions: ClusterBroadcastOptions {
+        namespace.clusterOptions(rooms: rooms, except: exceptRooms, excluding: excluding, volatile: isVolatile)
+    }
+
     /// Sends an event to every selected socket.
     @discardableResult
     public func emit(_ event: String, _ items: JSONValue...) -> Int {
         emit(event, items: items)
     }
 
-    /// Sends an event to every selected socket; returns how many connected sockets it was sent to.
+    /// Sends an event to every selected socket; returns how many connected sockets of this
+    /// server it was sent to. In a cluster it is also published to the other servers, in order
+    /// with this server's other cluster messages; one that cannot be published within
+    /// ``ClusterOptions/publishTimeout`` is logged as an error (use ``emitAndConfirm(_:items:)``
+    /// to be told).
     @discardableResult
     public func emit(_ event: String, items: [JSONValue]) -> Int {
         guard !SocketPacket.reservedEventNames.contains(event) else {
             namespace.environment.logger.warning("not emitting a reserved event name", metadata: ["socketio.event": "\(event)"])
             return 0
         }
+        cluster?.publish(.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil))
+        return emitLocally(event, items: items)
+    }
+
+    /// Sends an event like ``emit(_:items:)`` and returns once the other servers of the cluster
+    /// were sent it (at once with the in-process adapter).
+    ///
+    /// - Throws: ``ClusterError/publishFailed(_:)`` when it could not be published within
+    ///   ``ClusterOptions/publishTimeout`` (this server's sockets got it all the same).
+    @discardableResult
+    public func emitAndConfirm(_ event: String, items: [JSONValue]) async throws(ClusterError) -> Int {
+        guard !SocketPacket.reservedEventNames.contains(event) else { return 0 }
+        let sent = emitLocally(event, items: items)
+        try await cluster?.publishAwaiting(.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil))
+        return sent
+    }
+
+    private func emitLocally(_ event: String, items: [JSONValue]) -> Int {
         let recipients = namespace.recipients(rooms: rooms, except: exceptRooms, excluding: excluding)
         guard !recipients.isEmpty else { return 0 }
         let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !isVolatile)
@@ -87,23 +126,38 @@ public struct BroadcastOperator: Sendable {
         return sent
     }
 
-    /// The selected sockets that are connected.
+    /// The selected sockets of this server that are connected.
     public var sockets: [ServerSocket] {
         namespace.recipients(rooms: rooms, except: exceptRooms, excluding: excluding).compactMap(\.socket)
     }
 
-    /// Makes the selected sockets join `room`.
+    /// Describes the selected sockets of every server of the cluster (this server's only with
+    /// the in-process adapter or ``local``).
+    ///
+    /// - Throws: ``ClusterError/timedOut(missing:)`` when a server does not answer in time
+    ///   (default ``ClusterOptions/requestTimeout``).
+    public func fetchSockets(timeout: Duration? = nil) async throws(ClusterError) -> [RemoteSocket] {
+        let local = namespace.describe(sockets)
+        guard let cluster else { return local }
+        return try await cluster.fetchSockets(options: clusterOptions, local: local, timeout: timeout)
+    }
+
+    /// Makes the selected sockets join `room`, on every server.
     public func socketsJoin(_ room: String) {
+        cluster?.publish(.socketsJoin(options: clusterOptions, rooms: [room]))
         for socket in sockets { socket.join(room) }
     }
 
-    /// Makes the selected sockets leave `room`.
+    /// Makes the selected sockets leave `room`, on every server.
     public func socketsLeave(_ room: String) {
+        cluster?.publish(.socketsLeave(options: clusterOptions, rooms: [room]))
         for socket in sockets { socket.leave(room) }
     }
 
-    /// Disconnects the selected sockets (`close: true` also closes their connections).
+    /// Disconnects the selected sockets, on every server (`close: true` also closes their
+    /// connections).
     public func disconnectSockets(close: Bool = false) {
+        cluster?.publish(.disconnectSockets(options: clusterOptions, close: close))
         for socket in sockets { socket.disconnect(close: close) }
     }
 }

@@ -30,12 +30,21 @@ public final class Namespace: Sendable {
     let state: NIOLockedValueBox<State>
     private let offsetCounter = NIOLockedValueBox<UInt64>(0)
     let expiries: TimerSlots<String>
+    /// socket.io's cluster adapter for this namespace, when the server is in a cluster.
+    let cluster: NamespaceCluster?
+    let serverSideHandlers = NIOLockedValueBox<[@Sendable (ServerSideEvent) async -> Void]>([])
 
     init(name: String, environment: ServerEnvironment) {
         self.name = name
         self.environment = environment
         self.state = NIOLockedValueBox(State())
         self.expiries = TimerSlots(clock: environment.clock)
+        switch environment.configuration.adapter {
+        case .inProcess:
+            cluster = nil
+        case .cluster(let transport, let options):
+            cluster = NamespaceCluster(name: name, transport: transport, options: options, clock: environment.clock, logger: environment.logger)
+        }
     }
 
     // MARK: - Setup
@@ -96,9 +105,18 @@ public final class Namespace: Sendable {
         all.emit(event, items: items)
     }
 
-    /// Disconnects every socket of the namespace (`close: true` also closes their connections).
+    /// Disconnects every socket of the namespace, on every server (`close: true` also closes
+    /// their connections).
     public func disconnectSockets(close: Bool = false) {
         all.disconnectSockets(close: close)
+    }
+
+    /// Every socket of the namespace on this server only (socket.io's `local` flag).
+    public var local: BroadcastOperator { all.local }
+
+    /// Describes every socket of the namespace, on every server of the cluster.
+    public func fetchSockets(timeout: Duration? = nil) async throws(ClusterError) -> [RemoteSocket] {
+        try await all.fetchSockets(timeout: timeout)
     }
 
     // MARK: - For connections

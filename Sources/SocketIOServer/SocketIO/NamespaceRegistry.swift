@@ -1,8 +1,11 @@
+import Logging
 import NIOConcurrencyHelpers
 
 /// The server's namespaces by name.
 final class NamespaceRegistry: Sendable {
     private let namespaces = NIOLockedValueBox<[String: Namespace]>([:])
+    /// Whether the namespaces' cluster adapters were started (a namespace made later starts its own).
+    private let clustersStarted = NIOLockedValueBox(false)
     private let environment: ServerEnvironment
 
     init(environment: ServerEnvironment) {
@@ -12,11 +15,41 @@ final class NamespaceRegistry: Sendable {
     /// The namespace called `name`, made on first use.
     func namespace(_ name: String) -> Namespace {
         let name = Self.normalize(name)
-        return namespaces.withLockedValue { namespaces in
-            if let existing = namespaces[name] { return existing }
+        let (namespace, isNew) = namespaces.withLockedValue { namespaces in
+            if let existing = namespaces[name] { return (existing, false) }
             let namespace = Namespace(name: name, environment: environment)
             namespaces[name] = namespace
-            return namespace
+            return (namespace, true)
+        }
+        if isNew, namespace.cluster != nil, clustersStarted.withLockedValue({ $0 }) {
+            let logger = environment.logger
+            Task {
+                do {
+                    try await namespace.cluster?.start(receiver: namespace)
+                } catch {
+                    logger.error("cannot join the cluster", metadata: ["socketio.namespace": "\(name)", "error": "\(error)"])
+                }
+            }
+        }
+        return namespace
+    }
+
+    /// Starts every namespace's cluster adapter (subscribes to its channel, says hello).
+    func startClusters() async throws {
+        clustersStarted.withLockedValue { $0 = true }
+        for namespace in all {
+            try await namespace.cluster?.start(receiver: namespace)
+        }
+    }
+
+    /// Says goodbye to the cluster in every namespace, then closes the transport.
+    func stopClusters() async {
+        clustersStarted.withLockedValue { $0 = false }
+        for namespace in all {
+            await namespace.cluster?.shutdown()
+        }
+        if case .cluster(let transport, _) = environment.configuration.adapter {
+            await transport.shutdown()
         }
     }
 

@@ -1,0 +1,209 @@
+import Foundation
+import SocketIO
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+/// Three servers in one process joined by a ``LocalClusterBus``: socket.io's cluster protocol
+/// end to end, with a client of ours on each server.
+@Suite("Cluster adapter over the in-process bus")
+struct LocalClusterTests {
+    static func bus(_ count: Int) -> (LocalClusterBus, [LocalClusterBus.Endpoint]) {
+        let bus = LocalClusterBus()
+        return (bus, (0..<count).map { _ in bus.endpoint() })
+    }
+
+    @Test("a broadcast from any server reaches the clients of all three")
+    func broadcastReachesEveryServer() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            for (index, sender) in cluster.sockets.enumerated() {
+                let streams = cluster.sockets.map { $0.events(named: "news") }
+                _ = try await sender.emitWithAck("all", .string("from \(index)"))
+                for stream in streams {
+                    let news = try await stream.first(1, "news from server \(index)")
+                    #expect(news.map(\.items) == [[.string("from \(index)")]])
+                }
+            }
+        }
+    }
+
+    @Test("a room spanning servers gets a room message once per member, and only its members")
+    func roomAcrossServers() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let (first, second, third) = (cluster.sockets[0], cluster.sockets[1], cluster.sockets[2])
+            _ = try await first.emitWithAck("join", "r")
+            _ = try await third.emitWithAck("join", "r")
+            let inRoom = [first, third].map { $0.events(named: "room-message") }
+            let outside = second.events(named: "room-message")
+            let outsideNews = second.events(named: "news")
+            _ = try await second.emitWithAck("to-room", "r", "hello room")
+            // Then a marker to everyone: a member sees the room message exactly once before it.
+            let markers = [first, third].map { $0.events(named: "news") }
+            _ = try await second.emitWithAck("all", "marker")
+            for (stream, marker) in zip(inRoom, markers) {
+                #expect(try await stream.first(1, "the room message").map(\.items) == [["hello room"]])
+                _ = try await marker.first(1, "the marker")
+            }
+            _ = try await outsideNews.first(1, "the marker outside the room")
+            // The non-member's stream has nothing: finish it by disconnecting, then read it.
+            await cluster.managers[1].close()
+            var received: [SocketEvent] = []
+            for await event in outside { received.append(event) }
+            #expect(received.isEmpty)
+            // Once per member: a second room message arrives as the next one, not a duplicate.
+            let again = [first, third].map { $0.events(named: "room-message") }
+            _ = try await first.emitWithAck("to-room", "r", "second")
+            for stream in again {
+                #expect(try await stream.first(1, "the second room message").map(\.items) == [["second"]])
+            }
+        }
+    }
+
+    @Test("socketsJoin, fetchSockets and disconnectSockets reach every server's sockets")
+    func socketOperationsAcrossServers() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let namespaces = cluster.namespaces
+            let ids = Set(cluster.sockets.compactMap(\.id))
+            #expect(ids.count == 3)
+
+            let described = try await namespaces[0].fetchSockets()
+            #expect(Set(described.map(\.id)) == ids)
+            #expect(described.allSatisfy { $0.rooms == [$0.id] })
+            #expect(described.allSatisfy { $0.handshake["url"]?.stringValue?.hasPrefix("/socket.io/") == true })
+
+            // One server's cluster messages reach the others in the order it made them, so a
+            // request or broadcast it makes after `socketsJoin` sees the join everywhere.
+            namespaces[1].all.socketsJoin("everyone")
+            let joined = try await namespaces[1].to("everyone").fetchSockets()
+            #expect(Set(joined.map(\.id)) == ids)
+
+            let streams = cluster.sockets.map { $0.events(named: "room-message") }
+            _ = try await cluster.sockets[1].emitWithAck("to-room", "everyone", "joined by another server")
+            for stream in streams {
+                #expect(try await stream.first(1, "a message to the joined room").map(\.items) == [["joined by another server"]])
+            }
+
+            namespaces[0].to("everyone").socketsLeave("everyone")
+            #expect(try await namespaces[0].to("everyone").fetchSockets().isEmpty)
+
+            let disconnects = cluster.sockets.map { $0.events(named: "disconnect") }
+            namespaces[2].disconnectSockets()
+            for stream in disconnects {
+                _ = try await stream.first(1, "the disconnect")
+            }
+            #expect(try await namespaces[2].fetchSockets().isEmpty)
+        }
+    }
+
+    @Test("server-side emit reaches the other servers; with acks it gathers one answer each")
+    func serverSideEmit() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let namespaces = cluster.namespaces
+            let heard = AsyncStream.makeStream(of: String.self)
+            for (index, namespace) in namespaces.enumerated() {
+                namespace.onServerSideEmit { event in
+                    heard.continuation.yield("\(index):\(event.name)")
+                    if event.expectsReply { event.reply(.string("answer from \(index)")) }
+                }
+            }
+            namespaces[0].serverSideEmit("hello", "x")
+            let got = try await heard.stream.first(2, "the other servers' handlers")
+            #expect(Set(got) == ["1:hello", "2:hello"])
+
+            let answers = try await namespaces[1].serverSideEmitWithAck("question", items: [])
+            #expect(Set(answers) == ["answer from 0", "answer from 2"])
+            #expect(namespaces.allSatisfy { $0.serverCount == 3 })
+        }
+    }
+
+    @Test("a broadcast with acks gathers every client's ack across servers")
+    func broadcastWithAcks() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            for (index, socket) in cluster.sockets.enumerated() {
+                socket.on("question") { event in event.ack?.respond([.string("client \(index)")]) }
+            }
+            let answers = try await cluster.namespaces[2].all.emitWithAck("question", items: [], timeout: .seconds(10))
+            #expect(Set(answers) == ["client 0", "client 1", "client 2"])
+
+            // A client that does not answer: the call times out with the answers that came.
+            cluster.sockets[0].off("question")
+            await #expect(throws: BroadcastAckTimeout.self) {
+                _ = try await cluster.namespaces[1].all.emitWithAck("question", items: [], timeout: .milliseconds(500))
+            }
+        }
+    }
+
+    @Test("a server that stops heartbeating is forgotten; its pending answers no longer hold requests")
+    func silentServerIsForgotten() async throws {
+        let (_, endpoints) = Self.bus(3)
+        let options = ClusterOptions(heartbeatInterval: .milliseconds(100), heartbeatTimeout: .milliseconds(400), requestTimeout: .seconds(5))
+        try await ClusterHarness.with(transports: endpoints, options: options) { cluster in
+            endpoints[2].setReachable(false)
+            let namespaces = cluster.namespaces
+            try await withTimeout(10, "the others forget the silent server") {
+                await namespaces[0].waitForServers(2)
+                await namespaces[1].waitForServers(2)
+            }
+            let described = try await namespaces[0].fetchSockets()
+            #expect(described.count == 2)
+            // It comes back: its heartbeats make it known again.
+            endpoints[2].setReachable(true)
+            try await withTimeout(10, "the server is known again") { await namespaces[0].waitForServers(3) }
+        }
+    }
+
+    @Test("a server that stops says goodbye and is forgotten at once")
+    func goodbye() async throws {
+        let (_, endpoints) = Self.bus(3)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            await cluster.servers[2].stop()
+            try await withTimeout(5, "ADAPTER_CLOSE removes it") { await cluster.namespaces[0].waitForServers(2) }
+        }
+    }
+
+    @Test("an outage shorter than the publish timeout: broadcasts are retried in order; longer: the awaiting caller is told")
+    func outage() async throws {
+        let (bus, endpoints) = Self.bus(2)
+        let options = ClusterOptions(heartbeatInterval: .seconds(5), heartbeatTimeout: .seconds(30), publishTimeout: .seconds(2))
+        try await ClusterHarness.with(transports: endpoints, options: options) { cluster in
+            let receiver = cluster.sockets[1].events(named: "news")
+            bus.setFailing(true)
+            for index in 0..<5 { cluster.namespaces[0].emit("news", .number(Double(index))) }
+            await #expect(throws: ClusterError.self) {
+                _ = try await cluster.namespaces[0].all.emitAndConfirm("news", items: ["lost"])
+            }
+            // The five were older than the timeout too by now: failed, logged, counted.
+            #expect(cluster.namespaces[0].failedClusterPublishCount == 5)
+            bus.setFailing(false)
+            let confirmed = try await cluster.namespaces[0].all.emitAndConfirm("news", items: ["after"])
+            #expect(confirmed == 1)
+            #expect(try await receiver.first(1, "the first message after the outage").map(\.items) == [["after"]])
+
+            // A short outage: queued and retried in order.
+            let ordered = cluster.sockets[1].events(named: "news")
+            bus.setFailing(true)
+            for index in 0..<5 { cluster.namespaces[0].emit("news", .number(Double(index))) }
+            bus.setFailing(false)
+            let got = try await ordered.first(5, "the retried broadcasts")
+            #expect(got.map(\.items) == (0..<5).map { [.number(Double($0))] })
+        }
+    }
+
+    @Test("a malformed cluster message is skipped; the server keeps serving")
+    func malformedMessage() async throws {
+        let (bus, endpoints) = Self.bus(2)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let news = cluster.sockets[1].events(named: "news")
+            bus.inject(ClusterMessage(uid: "0123456789abcdef", namespace: "/", type: .broadcast, data: ["opts": "not options"]))
+            bus.inject(ClusterMessage(uid: "0123456789abcdef", namespace: "/", type: .fetchSocketsResponse, data: nil))
+            _ = try await cluster.sockets[0].emitWithAck("all", "still serving")
+            #expect(try await news.first(1, "a broadcast after the malformed ones").map(\.items) == [["still serving"]])
+        }
+    }
+}
