@@ -55,6 +55,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Compare connection kinds: Socket.IO, plain WebSocket, the failover channel on each.")
     var failover = false
 
+    @Option(name: .long, help: "Cluster broadcast benchmark: `local` (servers joined in memory) or a postgres:// URL; 1 server with the in-process adapter, then 2 and 3 servers.")
+    var cluster: String?
+
+    @Option(name: .long, help: "With --cluster: broadcasts for the throughput figure.")
+    var broadcasts: Int = 10_000
+
+    @Option(name: .long, help: "With --cluster: probes timed one at a time for the latency figures.")
+    var probes: Int = 500
+
     @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
     var inlineHandlers = false
 
@@ -64,6 +73,10 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
+            if let cluster {
+                try await runCluster(cluster)
+                return
+            }
             var embedded: RunningServer?
             let serverURL: URL
             if let url {
@@ -111,6 +124,27 @@ struct BenchCommand: AsyncParsableCommand {
             } else {
                 StandardOutput.line(BenchResult.table(target: target, columns: columns))
             }
+        }
+    }
+
+    /// `--cluster`: the in-process adapter, then 2 and 3 servers on the cluster transport.
+    private func runCluster(_ target: String) async throws {
+        guard broadcasts > 0, probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
+        let bench = ClusterBench(broadcasts: broadcasts, probes: probes)
+        var results: [ClusterBench.Result] = []
+        do {
+            results.append(try await bench.run(label: "in-process adapter", servers: 1, transport: nil))
+            for servers in [2, 3] {
+                let transport = try ClusterTransportChoice.make(target)
+                results.append(try await bench.run(label: "\(servers) servers, \(transport.name)", servers: servers, transport: transport.make))
+            }
+        } catch {
+            throw CLIError("\(error)")
+        }
+        if json {
+            StandardOutput.line(JSONValue.object(JSONObject(results.map { ($0.label, $0.json) })).jsonString)
+        } else {
+            StandardOutput.line(ClusterBench.table(results))
         }
     }
 

@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import SocketIO
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardCore
+
+/// `sio bench --cluster`: broadcast throughput and cross-server latency with several servers in
+/// this process joined by a cluster transport, beside one server with the in-process adapter.
+///
+/// Each server has one client of ours (WebSocket). Throughput: server 0 broadcasts `broadcasts`
+/// events as fast as it can; the time runs until every client of every server has all of them.
+/// Latency: server 0 broadcasts one probe at a time; each is timed until the client of the last
+/// server has it (for one server: its own client).
+struct ClusterBench: Sendable {
+    var broadcasts = 10_000
+    var probes = 500
+
+    struct Result: Sendable {
+        var label: String
+        var servers: Int
+        var broadcasts: Int
+        var seconds: Double
+        /// Milliseconds, sorted ascending.
+        var latencies: [Double]
+
+        var perSecond: Double { seconds > 0 ? Double(broadcasts) / seconds : 0 }
+
+        func percentile(_ p: Double) -> Double {
+            guard !latencies.isEmpty else { return 0 }
+            let rank = Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1
+            return latencies[min(max(rank, 0), latencies.count - 1)]
+        }
+
+        var json: JSONValue {
+            [
+                "servers": .number(Double(servers)),
+                "broadcasts": .number(Double(broadcasts)),
+                "broadcasts_per_second": .number(perSecond.rounded()),
+                "latency_ms": [
+                    "p50": .number((percentile(50) * 1000).rounded() / 1000),
+                    "p99": .number((percentile(99) * 1000).rounded() / 1000),
+                    "max": .number(((latencies.last ?? 0) * 1000).rounded() / 1000),
+                ],
+            ]
+        }
+    }
+
+    /// Runs the workload on `servers` servers; `transport` makes each one's cluster transport
+    /// (`nil`: one server, in-process adapter).
+    func run(label: String, servers count: Int, transport: (@Sendable () async throws -> any ClusterTransport)?) async throws -> Result {
+        var servers: [RunningServer] = []
+        var namespaces: [Namespace] = []
+        var managers: [Manager] = []
+        defer {
+            let (servers, managers) = (servers, managers)
+            Task {
+                for manager in managers { await manager.close() }
+                for server in servers { await server.stop() }
+            }
+        }
+        for _ in 0..<count {
+            var configuration = SocketIOServer.Configuration()
+            if let transport { configuration.adapter = .cluster(try await transport()) }
+            let server = SocketIOServer(configuration: configuration, logger: Logger.disabled("sio.bench"))
+            namespaces.append(server.namespace("/"))
+            servers.append(try await server.start(host: "127.0.0.1", port: 0))
+        }
+        for namespace in namespaces {
+            let ready: Void? = await withTimeLimit(.seconds(15)) { await namespace.waitForServers(count) }
+            guard ready != nil else { throw BenchError(description: "the servers did not find each other within 15 s") }
+        }
+        var sockets: [SocketIO.Socket] = []
+        for server in servers {
+            var configuration = Manager.Configuration()
+            configuration.transports = [.websocket]
+            let manager = try Manager(url: server.url, configuration: configuration)
+            managers.append(manager)
+            let socket = manager.socket(namespace: "/")
+            try await socket.connect()
+            sockets.append(socket)
+        }
+        let source = namespaces[0]
+
+        // Throughput: every client gets every broadcast.
+        let countdown = Countdown(broadcasts * count)
+        for socket in sockets { socket.on("tick") { _ in countdown.tick() } }
+        let started = ContinuousClock.now
+        for index in 0..<broadcasts { source.emit("tick", .number(Double(index))) }
+        let outcome = await withTimeLimit(.seconds(120)) { await countdown.wait() }
+        guard case .some(.none) = outcome else { throw BenchError(description: "not every broadcast arrived within 120 s") }
+        let seconds = BenchRunner.seconds(ContinuousClock.now - started)
+
+        // Latency: one probe at a time, to the last server's client.
+        let probesSeen = sockets[count - 1].events(named: "probe")
+        var iterator = probesSeen.makeAsyncIterator()
+        let latencies = try await BenchRunner.roundTrips(probes, label: "\(label) probes") { index in
+            source.emit("probe", .number(Double(index)))
+            while let event = await iterator.next() {
+                if event.items.first?.intValue == index { return }
+            }
+            throw BenchError(description: "the probe stream ended")
+        }
+        return Result(label: label, servers: count, broadcasts: broadcasts, seconds: seconds, latencies: latencies)
+    }
+
+    /// The results as a table: one column per configuration.
+    static func table(_ results: [Result]) -> String {
+        let rows: [(String, (Result) -> String)] = [
+            ("servers", { "\($0.servers)" }),
+            ("broadcasts", { "\($0.broadcasts)" }),
+            ("throughput (every client has it)", { String(format: "%.0f broadcasts/s", $0.perSecond) }),
+            ("latency p50", { String(format: "%.3f ms", $0.percentile(50)) }),
+            ("latency p99", { String(format: "%.3f ms", $0.percentile(99)) }),
+            ("latency max", { String(format: "%.3f ms", $0.latencies.last ?? 0) }),
+        ]
+        var cells = [["metric"] + results.map(\.label)]
+        for (name, value) in rows { cells.append([name] + results.map(value)) }
+        let widths = cells[0].indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        let lines = cells.map { row in
+            row.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: " │ ")
+        }
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+        return (["sio bench --cluster — one process, a client of ours per server", lines[0], rule] + lines.dropFirst()).joined(separator: "\n")
+    }
+}
+
+/// Runs `body`; `nil` when it did not finish within `limit` (it is cancelled).
+func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
