@@ -37,6 +37,7 @@ public enum DemoApplication {
                 }
             }
             namespace.onConnection { socket in installEvents(on: socket) }
+            answerServerQuestions(on: namespace)
         }
         installPlainWebSocket(on: server, channels: installChannels(on: server))
         logConnections(of: server, to: logger)
@@ -50,7 +51,7 @@ public enum DemoApplication {
                     return
                 }
                 count += 1
-                ticker.emit("tick", .number(Double(count)))
+                ticker.local.emit("tick", .number(Double(count)))  // each server of a cluster ticks for its own clients
             }
         }
     }
@@ -133,6 +134,7 @@ public enum DemoApplication {
             socket.disconnect(close: true)
         }
         installMessages(on: socket)
+        installClusterEvents(on: socket)
     }
 
     /// The ack of `join`, `leave` and `room-message` without a room name.

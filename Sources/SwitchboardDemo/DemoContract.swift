@@ -28,8 +28,8 @@ extension DemoApplication {
         DemoEvent(usage: "binary …args", effect: "like echo, attachments included", ack: "the args"),
         DemoEvent(usage: "join room", effect: "joins the room", ack: "[room]"),
         DemoEvent(usage: "leave room", effect: "leaves the room", ack: "[room]"),
-        DemoEvent(usage: "room-message room, …args", effect: "emits room-message (room, …args) to the room, the sender too if in it", ack: "[count reached]"),
-        DemoEvent(usage: "broadcast …args", effect: "emits broadcast with the args to the namespace but the sender", ack: "[count reached]"),
+        DemoEvent(usage: "room-message room, …args", effect: "emits room-message (room, …args) to the room, the sender too if in it (in a cluster: on every server)", ack: "[count reached on this server]"),
+        DemoEvent(usage: "broadcast …args", effect: "emits broadcast with the args to the namespace but the sender (in a cluster: on every server)", ack: "[count reached on this server]"),
         DemoEvent(usage: "server-ack …args", effect: #"asks the sender for an ack of server-ack (5 s), then emits server-ack-result with its items, or {"error":"timeout"}"#, ack: "[] at once"),
         DemoEvent(usage: "later ms, …args", effect: "emits later with the args after ms milliseconds", ack: "[] at once"),
         DemoEvent(usage: "burst n", effect: "emits burst-item 0…n-1, then burst-done n (n ≤ 100,000)", ack: "[n], after burst-done"),
@@ -37,7 +37,7 @@ extension DemoApplication {
         DemoEvent(usage: "push-messages", effect: "emits the message center script (order updates, a duplicate, a non-message, a share, an end) as message events", ack: "[count]"),
         DemoEvent(usage: "kick", effect: "disconnects the sender from the namespace (io server disconnect)", ack: "[], before the disconnect"),
         DemoEvent(usage: "kick-close", effect: "like kick, and closes the sender's whole connection", ack: "[], before the disconnect (over polling the close can overtake it)"),
-    ]
+    ] + clusterEvents
 
     /// The contract as the README shows it: the namespaces, then one table row per event.
     public static var contractMarkdown: String {

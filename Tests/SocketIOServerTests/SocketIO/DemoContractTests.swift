@@ -25,6 +25,12 @@ struct DemoContractTests {
         "push-messages": ([], [.number(Double(DemoApplication.messageScript.count))]),
         "kick": ([], []),
         "kick-close": ([], []),
+        "sockets": (["an empty room"], [[]]),
+        "sockets-join": (["room"], ["room"]),
+        "sockets-leave": (["room"], ["room"]),
+        "disconnect-all": ([], []),
+        "ask-servers": (["x"], [[]]),  // one server: no other to answer
+        "ask-clients": (["q"], [["a"]]),  // the asking socket answers "a" (below)
     ]
 
     @Test("every event acks when asked")
@@ -49,6 +55,7 @@ struct DemoContractTests {
                 let socket = try await withTimeout(10, "connect") {
                     try await io(demo.url, namespace: "/chat", auth: .static(["token": "secret"]), configuration: configuration)
                 }
+                socket.on("question") { event in event.ack?.respond(["a"]) }
                 let reply: [JSONValue]
                 do {
                     reply = try await socket.timeout(.seconds(5)).emitWithAck(name, items: call.items)
