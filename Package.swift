@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SocketIOServer", targets: ["SocketIOServer"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
+        .library(name: "SocketIOPostgres", targets: ["SocketIOPostgres"]),
         .executable(name: "sio", targets: ["sio"]),
     ],
     dependencies: [
@@ -30,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // Already in the graph through Hummingbird; named so the server can stop gracefully.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The PostgreSQL cluster transport (SocketIOPostgres).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Only for `scripts/docs` (the `generate-documentation` plugin); nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -98,6 +101,22 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The cluster transport over PostgreSQL's LISTEN/NOTIFY, wire-compatible with
+        // `@socket.io/postgres-adapter`; a product of its own so only servers that use it link
+        // postgres-nio.
+        .target(
+            name: "SocketIOPostgres",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIOProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),

@@ -1,0 +1,50 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The SQL of the attachment table, as `@socket.io/postgres-adapter` names and uses it: the
+/// table name goes into the statements as written (unquoted, so `MyTable` is `mytable`, as in
+/// Node.js), which is why only plain identifiers are accepted.
+struct AttachmentTable: Sendable, Hashable {
+    let name: String
+
+    /// - Throws: ``PostgresClusterTransportError/invalidOption(_:)`` unless `name` is an
+    ///   identifier (letters, digits, `_`, `$`, not starting with a digit or `$`), optionally
+    ///   schema-qualified.
+    init(name: String) throws(PostgresClusterTransportError) {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1 ... 2).contains(parts.count), parts.allSatisfy(Self.isIdentifier) else {
+            throw .invalidOption("table name \"\(name)\" is not a plain SQL identifier")
+        }
+        self.name = name
+    }
+
+    var create: PostgresQuery {
+        """
+        CREATE TABLE IF NOT EXISTS \(unescaped: name) (
+            id          bigserial UNIQUE,
+            created_at  timestamptz DEFAULT NOW(),
+            payload     bytea
+        );
+        """
+    }
+
+    func insert(_ payload: Data) -> PostgresQuery {
+        "INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: payload))) RETURNING id;"
+    }
+
+    /// The id bound as text, as node-postgres sends it; PostgreSQL casts it to `bigint`.
+    func select(id: String) -> PostgresQuery {
+        "SELECT payload FROM \(unescaped: name) WHERE id = \(id)::bigint"
+    }
+
+    func deleteOlder(than interval: Duration) -> PostgresQuery {
+        let milliseconds = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+        return "DELETE FROM \(unescaped: name) WHERE created_at < now() - interval '\(unescaped: String(milliseconds)) milliseconds'"
+    }
+
+    private static func isIdentifier(_ part: Substring) -> Bool {
+        guard let first = part.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return part.unicodeScalars.allSatisfy { $0 == "_" || $0 == "$" || $0.properties.isAlphabetic || ("0" ... "9").contains($0) }
+    }
+}

@@ -1,0 +1,100 @@
+/// The listening connection's life: which connection the namespaces' `LISTEN`s run on, and
+/// what to do when it is lost, when a new one is up, and on shutdown.
+///
+/// Generic over the connection so its tests need no database. Each connection has a
+/// generation; news about an older one (its close, seen late) changes nothing.
+struct ListenerStateMachine<Connection> {
+    private enum State {
+        /// Listening on `connection`; next: `reconnecting` (lost) or `closed`.
+        case listening(Connection, generation: Int)
+        /// Waiting for a new connection, which will have `generation`; next: `listening` or
+        /// `closed`.
+        case reconnecting(generation: Int)
+        /// Shut down; final.
+        case closed
+    }
+
+    private var state: State
+    /// The subscribed namespaces, in subscription order: listened to again on each new connection.
+    private(set) var namespaces: [String] = []
+
+    /// Starts listening on the first connection.
+    init(connection: Connection) {
+        state = .listening(connection, generation: 0)
+    }
+
+    enum SubscribeAction {
+        /// Send `LISTEN` for the namespace on this connection now.
+        case listen(Connection, generation: Int)
+        /// The next connection will listen (the namespace is recorded).
+        case waitForConnection
+        /// The namespace was subscribed already: nothing to send.
+        case alreadySubscribed
+        /// Shut down: fail the call.
+        case closed
+    }
+
+    mutating func subscribe(_ namespace: String) -> SubscribeAction {
+        if case .closed = state { return .closed }
+        guard !namespaces.contains(namespace) else { return .alreadySubscribed }
+        namespaces.append(namespace)
+        switch state {
+        case .listening(let connection, let generation): return .listen(connection, generation: generation)
+        case .reconnecting: return .waitForConnection
+        case .closed: return .closed
+        }
+    }
+
+    enum LostAction {
+        /// Wait a reconnection delay, then connect again.
+        case reconnect
+        /// Old news or shut down: nothing to do.
+        case none
+    }
+
+    /// The connection of `generation` closed.
+    mutating func connectionLost(generation: Int) -> LostAction {
+        guard case .listening(_, let current) = state, current == generation else { return .none }
+        state = .reconnecting(generation: generation + 1)
+        return .reconnect
+    }
+
+    enum ConnectedAction {
+        /// Listen on every namespace, in order, on the new connection.
+        case listen(Connection, generation: Int, namespaces: [String])
+        /// Shut down meanwhile: close the new connection.
+        case close(Connection)
+    }
+
+    /// A new connection is up.
+    mutating func connected(_ connection: Connection) -> ConnectedAction {
+        switch state {
+        case .reconnecting(let generation):
+            state = .listening(connection, generation: generation)
+            return .listen(connection, generation: generation, namespaces: namespaces)
+        case .listening, .closed:
+            return .close(connection)
+        }
+    }
+
+    /// Whether a reconnection is still wanted (not shut down, nor connected by another attempt).
+    var isReconnecting: Bool {
+        if case .reconnecting = state { return true }
+        return false
+    }
+
+    /// Shuts down; returns the connection to close, if one is open.
+    mutating func shutdown() -> Connection? {
+        defer { state = .closed }
+        if case .listening(let connection, _) = state { return connection }
+        return nil
+    }
+}
+
+extension ListenerStateMachine {
+    /// Whether ``shutdown()`` was called.
+    var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+}

@@ -1,0 +1,45 @@
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Opens connections to one database, mapping postgres-nio's errors to ours.
+struct PostgresConnector: Sendable {
+    let configuration: PostgresConnection.Configuration
+    let logger: Logger
+    private static let ids = NIOLockedValueBox(0)
+
+    init(url: PostgresURL, logger: Logger) {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host,
+            port: url.port,
+            username: url.username,
+            password: url.password,
+            database: url.database,
+            tls: .disable
+        )
+        configuration.options.additionalStartupParameters = [("application_name", "switchboard-cluster")]
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// A new connection.
+    ///
+    /// - Throws: ``PostgresClusterTransportError/unreachable(_:)``.
+    func connect() async throws(PostgresClusterTransportError) -> PostgresConnection {
+        let id = Self.ids.withLockedValue { value in
+            value += 1
+            return value
+        }
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        } catch {
+            throw .unreachable(Self.describe(error))
+        }
+    }
+
+    /// postgres-nio's `PSQLError` hides its details from `description` (they may hold data);
+    /// the reflection names the server's message and code, which an operator needs.
+    static func describe(_ error: any Error) -> String {
+        String(reflecting: error)
+    }
+}

@@ -1,0 +1,78 @@
+import Logging
+import PostgresNIO
+
+/// The connection that publishes, fetches attachments and cleans the table: opened again on
+/// the next query after it is lost, so a query fails only while the database is really
+/// unreachable.
+actor QueryConnection {
+    private enum State {
+        case idle
+        case connected(PostgresConnection)
+        /// A connection attempt that concurrent queries share.
+        case connecting(Task<PostgresConnection, any Error>)
+        case closed
+    }
+
+    private let connector: PostgresConnector
+    private var state: State = .idle
+
+    init(connector: PostgresConnector) {
+        self.connector = connector
+    }
+
+    /// Runs `query`, connecting first if needed; returns its rows, collected.
+    func run(_ query: PostgresQuery) async throws(PostgresClusterTransportError) -> [PostgresRow] {
+        let connection = try await connection()
+        do {
+            return try await connection.query(query, logger: connector.logger).collect()
+        } catch {
+            throw .queryFailed(PostgresConnector.describe(error))
+        }
+    }
+
+    /// Closes the connection; later queries throw ``PostgresClusterTransportError/closed``.
+    func close() async {
+        let previous = state
+        state = .closed
+        switch previous {
+        case .connected(let connection): try? await connection.close()
+        case .connecting(let attempt):
+            if let connection = try? await attempt.value { try? await connection.close() }
+        case .idle, .closed: break
+        }
+    }
+
+    private func connection() async throws(PostgresClusterTransportError) -> PostgresConnection {
+        switch state {
+        case .connected(let connection) where !connection.isClosed:
+            return connection
+        case .connecting(let attempt):
+            return try await wait(for: attempt)
+        case .idle, .connected:
+            let connector = connector
+            let attempt = Task { try await connector.connect() }
+            state = .connecting(attempt)
+            return try await wait(for: attempt)
+        case .closed:
+            throw .closed
+        }
+    }
+
+    private func wait(for attempt: Task<PostgresConnection, any Error>) async throws(PostgresClusterTransportError) -> PostgresConnection {
+        do {
+            let connection = try await attempt.value
+            if case .closed = state {
+                try? await connection.close()
+                throw PostgresClusterTransportError.closed
+            }
+            state = .connected(connection)
+            return connection
+        } catch let error as PostgresClusterTransportError {
+            if case .connecting = state { state = .idle }
+            throw error
+        } catch {
+            if case .connecting = state { state = .idle }
+            throw .unreachable(PostgresConnector.describe(error))
+        }
+    }
+}

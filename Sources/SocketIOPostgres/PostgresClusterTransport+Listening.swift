@@ -1,0 +1,93 @@
+import Logging
+import PostgresNIO
+
+/// The listening connection: `LISTEN` per namespace, and a new connection after a loss.
+extension PostgresClusterTransport {
+    /// The channel of `namespace`, if PostgreSQL and postgres-nio can listen on it: an
+    /// identifier is at most 63 bytes (PostgreSQL silently truncates a longer `LISTEN`), and
+    /// postgres-nio writes `LISTEN "<channel>"` without escaping quotes.
+    func channel(for namespace: String) throws(PostgresClusterTransportError) -> String {
+        let channel = format.channel(for: namespace)
+        guard channel.utf8.count <= 63, !channel.contains("\""), !channel.contains("\0") else {
+            throw .unsupportedNamespace(namespace)
+        }
+        return channel
+    }
+
+    /// Listens on `namespace` on `connection`, replacing its receiver on an older connection.
+    func listen(_ namespace: String, on connection: PostgresConnection) async throws(PostgresClusterTransportError) {
+        var logger = logger
+        logger[metadataKey: "socketio.nsp"] = "\(namespace)"
+        let receiver = NamespaceReceiver(
+            namespace: namespace,
+            channel: format.channel(for: namespace),
+            table: table,
+            queries: queries,
+            deliveries: deliveries,
+            logger: logger
+        )
+        let task = try await receiver.start(on: connection)
+        guard !listener.isClosed else {
+            task.cancel()
+            throw .closed
+        }
+        receivers[namespace]?.cancel()
+        receivers[namespace] = task
+    }
+
+    /// Reports the loss of `connection` once it closes.
+    func watch(_ connection: PostgresConnection, generation: Int) {
+        Task {
+            try? await connection.closeFuture.get()
+            self.connectionLost(generation: generation)
+        }
+    }
+
+    private func connectionLost(generation: Int) {
+        switch listener.connectionLost(generation: generation) {
+        case .none:
+            return
+        case .reconnect:
+            logger.warning("lost the PostgreSQL listening connection; reconnecting")
+            for task in receivers.values { task.cancel() }
+            receivers = [:]
+            eventSink.yield(.lost)
+            reconnection = Task { await self.reconnect() }
+        }
+    }
+
+    /// Connects again after a random delay, as long as needed, then listens on every namespace.
+    private func reconnect() async {
+        while listener.isReconnecting {
+            let delay = ReconnectDelay.delay(in: options.reconnectDelay, draw: Double.random(in: 0 ... 1))
+            do { try await Task.sleep(for: delay) } catch { return }
+            guard listener.isReconnecting else { return }
+            let connection: PostgresConnection
+            do {
+                connection = try await connector.connect()
+            } catch {
+                logger.warning("PostgreSQL reconnection failed; retrying", metadata: ["error": "\(error)"])
+                eventSink.yield(.reconnectFailed)
+                continue
+            }
+            switch listener.connected(connection) {
+            case .close(let connection):
+                try? await connection.close()
+                return
+            case .listen(let connection, let generation, let namespaces):
+                watch(connection, generation: generation)
+                for namespace in namespaces {
+                    do {
+                        try await listen(namespace, on: connection)
+                    } catch {
+                        // Lost again meanwhile: the watcher starts the next reconnection.
+                        logger.warning("LISTEN failed after reconnecting", metadata: ["error": "\(error)"])
+                    }
+                }
+                logger.info("PostgreSQL listening connection restored", metadata: ["namespaces": "\(namespaces.count)"])
+                eventSink.yield(.restored)
+                return
+            }
+        }
+    }
+}

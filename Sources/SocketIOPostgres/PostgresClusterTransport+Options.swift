@@ -1,0 +1,36 @@
+extension PostgresClusterTransport {
+    /// How the transport names its channels and attachment table, and its timing; the defaults
+    /// are `@socket.io/postgres-adapter`'s, so Node.js servers with default options share the
+    /// cluster.
+    public struct Options: Sendable, Hashable {
+        /// The prefix of each namespace's notification channel, `"<prefix>#<namespace>"`
+        /// (`socket.io#/` for the main namespace).
+        public var channelPrefix: String
+        /// The table of messages too large for a notification, or carrying binary. A plain
+        /// identifier, optionally schema-qualified (`schema.table`); it is created when missing.
+        public var tableName: String
+        /// A message whose JSON takes at least this many UTF-8 bytes goes through the table
+        /// (PostgreSQL refuses notifications of 8000 bytes or more).
+        public var payloadThreshold: Int
+        /// How often rows older than this are deleted from the table.
+        public var cleanupInterval: Duration
+        /// The range a reconnection delay is drawn from, uniformly, after the listening
+        /// connection is lost (socket.io: 1 to 3 s).
+        public var reconnectDelay: ClosedRange<Duration>
+
+        /// `@socket.io/postgres-adapter`'s defaults.
+        public init(
+            channelPrefix: String = "socket.io",
+            tableName: String = "socket_io_attachments",
+            payloadThreshold: Int = 8000,
+            cleanupInterval: Duration = .seconds(30),
+            reconnectDelay: ClosedRange<Duration> = .seconds(1) ... .seconds(3)
+        ) {
+            self.channelPrefix = channelPrefix
+            self.tableName = tableName
+            self.payloadThreshold = payloadThreshold
+            self.cleanupInterval = cleanupInterval
+            self.reconnectDelay = reconnectDelay
+        }
+    }
+}

@@ -1,0 +1,175 @@
+public import Logging
+import PostgresNIO
+public import SocketIOServer
+
+/// A ``SocketIOServer/ClusterTransport`` over PostgreSQL's `LISTEN`/`NOTIFY`, wire-compatible
+/// with `@socket.io/postgres-adapter` 0.5: Swift and Node.js servers on one database share
+/// rooms and broadcasts.
+///
+/// Each namespace has a channel, `socket.io#/chat`; a message is a `NOTIFY` with its JSON, or,
+/// when it is 8000 bytes or more or carries binary, a row of the attachment table (created when
+/// missing, old rows deleted every 30 s) named in the notification.
+///
+/// One connection listens; when it is lost the transport connects again after 1–3 s and listens
+/// on every namespace again. A second connection publishes; publishing while the database is
+/// unreachable throws, and the cluster adapter retries.
+///
+/// ```swift
+/// let transport = try await PostgresClusterTransport.connect(
+///     url: "postgres://postgres@127.0.0.1:5432/postgres",
+///     logger: logger
+/// )
+/// var configuration = Configuration()
+/// configuration.adapter = .cluster(transport)
+/// // …serve; when the server has stopped:
+/// await transport.shutdown()
+/// ```
+public actor PostgresClusterTransport: ClusterTransport {
+    let options: Options
+    let format: NotificationFormat
+    let table: AttachmentTable
+    let connector: PostgresConnector
+    let queries: QueryConnection
+    let deliveries = DeliveryTable()
+    let logger: Logger
+    var listener: ListenerStateMachine<PostgresConnection>
+    /// The task receiving each namespace's notifications on the current connection.
+    var receivers: [String: Task<Void, Never>] = [:]
+    var reconnection: Task<Void, Never>?
+    private var cleanup: Task<Void, Never>?
+    /// The listening connection's losses and recoveries (the newest 100 kept for a slow reader).
+    nonisolated let events: AsyncStream<ListenerEvent>
+    let eventSink: AsyncStream<ListenerEvent>.Continuation
+
+    /// Connects to PostgreSQL, creates the attachment table if it is missing, and starts
+    /// listening (no namespace yet: the cluster adapter subscribes them).
+    ///
+    /// - Parameters:
+    ///   - url: `postgres://user[:password]@host[:port]/database` (no TLS: `sslmode`, if given,
+    ///     must be `disable`, `allow` or `prefer`).
+    ///   - options: channel prefix, table, threshold and timing; socket.io's by default.
+    ///   - logger: where connection losses and skipped notifications are reported.
+    /// - Throws: ``PostgresClusterTransportError/invalidURL(_:)`` or
+    ///   ``PostgresClusterTransportError/invalidOption(_:)`` before connecting;
+    ///   ``PostgresClusterTransportError/unreachable(_:)`` when PostgreSQL cannot be reached or
+    ///   refuses the login; ``PostgresClusterTransportError/queryFailed(_:)`` when the table
+    ///   cannot be created.
+    public static func connect(
+        url: String,
+        options: Options = Options(),
+        logger: Logger
+    ) async throws(PostgresClusterTransportError) -> PostgresClusterTransport {
+        let parsed = try PostgresURL(parsing: url)
+        let table = try AttachmentTable(name: options.tableName)
+        guard options.payloadThreshold > 0 else { throw .invalidOption("payloadThreshold must be positive") }
+        guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
+        guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
+
+        let connector = PostgresConnector(url: parsed, logger: logger)
+        let queries = QueryConnection(connector: connector)
+        let listening: PostgresConnection
+        do {
+            _ = try await queries.run(table.create)
+            listening = try await connector.connect()
+        } catch {
+            await queries.close()
+            throw error
+        }
+        let transport = PostgresClusterTransport(
+            options: options, table: table, connector: connector, queries: queries, listening: listening, logger: logger
+        )
+        await transport.start(listening: listening)
+        return transport
+    }
+
+    private init(
+        options: Options,
+        table: AttachmentTable,
+        connector: PostgresConnector,
+        queries: QueryConnection,
+        listening: PostgresConnection,
+        logger: Logger
+    ) {
+        self.options = options
+        self.format = NotificationFormat(channelPrefix: options.channelPrefix, payloadThreshold: options.payloadThreshold)
+        self.table = table
+        self.connector = connector
+        self.queries = queries
+        self.listener = ListenerStateMachine(connection: listening)
+        self.logger = logger
+        (events, eventSink) = AsyncStream.makeStream(of: ListenerEvent.self, bufferingPolicy: .bufferingNewest(100))
+    }
+
+    private func start(listening: PostgresConnection) {
+        watch(listening, generation: 0)
+        let (queries, table, interval, logger) = (queries, table, options.cleanupInterval, logger)
+        cleanup = Task {
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return }
+                do {
+                    _ = try await queries.run(table.deleteOlder(than: interval))
+                } catch {
+                    logger.warning("could not delete old cluster attachments", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Starts handing `namespace`'s messages to `deliver`, once PostgreSQL confirmed the
+    /// `LISTEN`. A second call for a namespace replaces its `deliver`.
+    ///
+    /// - Throws: ``PostgresClusterTransportError/unsupportedNamespace(_:)`` when the channel
+    ///   name is over 63 bytes or holds `"`; ``PostgresClusterTransportError/queryFailed(_:)``
+    ///   when `LISTEN` failed (the namespace is still listened to after the next reconnection);
+    ///   ``PostgresClusterTransportError/closed`` after ``shutdown()``.
+    public func subscribe(
+        namespace: String,
+        deliver: @escaping @Sendable (ClusterMessage) -> Void
+    ) async throws(PostgresClusterTransportError) {
+        _ = try channel(for: namespace)
+        deliveries.set(deliver, for: namespace)
+        switch listener.subscribe(namespace) {
+        case .closed: throw .closed
+        case .alreadySubscribed, .waitForConnection: return
+        case .listen(let connection, _): try await listen(namespace, on: connection)
+        }
+    }
+
+    /// Publishes `message` on its namespace's channel, through the attachment table when it is
+    /// large or carries binary.
+    ///
+    /// - Throws: ``PostgresClusterTransportError/unreachable(_:)`` or
+    ///   ``PostgresClusterTransportError/queryFailed(_:)`` when the database cannot take it
+    ///   now, ``PostgresClusterTransportError/unsupportedNamespace(_:)``,
+    ///   ``PostgresClusterTransportError/closed`` after ``shutdown()``.
+    public func publish(_ message: ClusterMessage) async throws(PostgresClusterTransportError) {
+        guard !listener.isClosed else { throw .closed }
+        let channel = try channel(for: message.namespace)
+        switch format.outgoing(message) {
+        case .notify(let payload):
+            _ = try await queries.run("SELECT pg_notify(\(channel), \(payload))")
+        case .attachment(let bytes):
+            let rows = try await queries.run(table.insert(bytes))
+            guard let id = try? rows.first?.decode(Int64.self) else {
+                throw .queryFailed("the attachment INSERT returned no id")
+            }
+            let header = NotificationFormat.header(for: message, attachmentID: String(id))
+            _ = try await queries.run("SELECT pg_notify(\(channel), \(header))")
+        }
+    }
+
+    /// Stops listening and publishing and closes both connections; no message is delivered
+    /// after it returns. Later calls throw ``PostgresClusterTransportError/closed``.
+    public func shutdown() async {
+        let connection = listener.shutdown()
+        reconnection?.cancel()
+        cleanup?.cancel()
+        let receiving = Array(receivers.values)
+        receivers = [:]
+        for task in receiving { task.cancel() }
+        try? await connection?.close()
+        for task in receiving { await task.value }
+        await queries.close()
+        eventSink.finish()
+    }
+}
