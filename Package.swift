@@ -191,6 +191,7 @@ let package = Package(
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
+                "SocketIOPostgres",
                 "SwitchboardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -284,7 +284,10 @@ final class NamespaceCluster: Sendable {
             defer { state.heard(from: message.uid, at: now) }
             return state.nodes[message.uid] == nil
         }
-        if isNew { serversChanged() }
+        if isNew {
+            logger.info("cluster server joined", metadata: ["socketio.cluster.node": "\(message.uid)"])
+            serversChanged()
+        }
         let payload: ClusterPayload
         do {
             payload = try message.payload

@@ -39,6 +39,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run each WebSocket connection's handlers on its event loop (fewest context switches; handlers must not compute for long).")
     var handlersOnEventLoop = false
 
+    @Option(name: .long, help: "Join a cluster of servers through PostgreSQL (postgres://user@host:port/db), wire-compatible with socket.io's @socket.io/postgres-adapter.")
+    var cluster: String?
+
+    @Option(name: .long, help: "With --cluster: milliseconds between heartbeats (default 5000).")
+    var clusterHeartbeatInterval: Int?
+
+    @Option(name: .long, help: "With --cluster: milliseconds without a message before a server is forgotten (default 10000).")
+    var clusterHeartbeatTimeout: Int?
+
     @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
     var pingInterval: Int?
 
@@ -56,6 +65,22 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.handlersOnEventLoop = handlersOnEventLoop
             configuration.maxSessions = maxSessions.map { max($0, 1) }
             configuration.maxSessionsPerAddress = maxSessionsPerAddress.map { max($0, 1) }
+            var clusterTransport: (any ClusterTransport)?
+            if let cluster {
+                var options = ClusterOptions()
+                if let clusterHeartbeatInterval { options.heartbeatInterval = .milliseconds(max(clusterHeartbeatInterval, 1)) }
+                if let clusterHeartbeatTimeout { options.heartbeatTimeout = .milliseconds(max(clusterHeartbeatTimeout, 1)) }
+                let transport: any ClusterTransport
+                do {
+                    transport = try await ClusterTransportChoice.make(cluster, allowLocal: false, logger: logger).make()
+                } catch let error as CLIError {
+                    throw error
+                } catch {
+                    throw CLIError("cannot join the cluster at \(cluster): \(error)")
+                }
+                configuration.adapter = .cluster(transport, options)
+                clusterTransport = transport
+            }
             let server = SocketIOServer(configuration: configuration, logger: logger)
             let ticker = DemoApplication.install(on: server, logger: logger)
             if let engineEcho {
@@ -74,6 +99,9 @@ struct ServeCommand: AsyncParsableCommand {
             defer { ticker.cancel() }
             do {
                 let running = try await server.start(host: host, port: port)
+                if let cluster, clusterTransport != nil {
+                    FileHandle.standardError.write(Data("sio serve: joined the cluster at \(Self.redacted(cluster)) (channels socket.io#<namespace>)\n".utf8))
+                }
                 FileHandle.standardError.write(Data("sio serve: listening on \(running.url.absoluteString)\n".utf8))
                 try await withTaskCancellationHandler {
                     try await ServeCommand.waitForTermination()
@@ -102,6 +130,13 @@ struct ServeCommand: AsyncParsableCommand {
         for await _ in finished {}
         deadline.cancel()
         _ = stopping  // left to finish if the limit came first: the process is exiting
+    }
+
+    /// The URL without its password, for printing.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
     }
 
     /// Waits for SIGINT or SIGTERM.

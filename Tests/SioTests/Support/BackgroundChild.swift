@@ -41,6 +41,16 @@ final class BackgroundChild: Sendable {
         throw ChildProcessError("no line containing \(text) within \(seconds) s; stderr: \(stderr)")
     }
 
+    /// Waits until standard error has `count` lines containing `text`.
+    func lines(containing text: String, count: Int, within seconds: Double) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if stderr.split(separator: "\n").count(where: { $0.contains(text) }) >= count { return }
+            try await Task.sleep(for: .milliseconds(20))  // a poll of a file, not a guess at timing
+        }
+        throw ChildProcessError("fewer than \(count) lines containing \(text) within \(seconds) s; stderr: \(stderr)")
+    }
+
     func signal(_ signal: Int32) {
         _ = kill(pid, signal)
     }
