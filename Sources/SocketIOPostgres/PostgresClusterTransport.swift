@@ -69,7 +69,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         let queries = QueryConnection(connector: connector)
         let listening: PostgresConnection
         do {
-            _ = try await queries.run(table.create)
+            try await createTable(table, with: queries)
             listening = try await connector.connect()
         } catch {
             await queries.close()
@@ -80,6 +80,21 @@ public actor PostgresClusterTransport: ClusterTransport {
         )
         await transport.start(listening: listening)
         return transport
+    }
+
+    /// `CREATE TABLE IF NOT EXISTS`, again if it fails: servers starting together race to create
+    /// the table, and PostgreSQL fails all but one of them (a unique violation in its catalog)
+    /// while the winner's transaction is open; once it committed, the statement succeeds.
+    private static func createTable(_ table: AttachmentTable, with queries: QueryConnection) async throws(PostgresClusterTransportError) {
+        var attempts = 0
+        while true {
+            do {
+                _ = try await queries.run(table.create)
+                return
+            } catch .queryFailed where attempts < 3 {
+                attempts += 1
+            }
+        }
     }
 
     private init(
