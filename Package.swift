@@ -270,6 +270,19 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "SocketIOPostgresTests",
+            dependencies: [
+                "SocketIOPostgres",
+                "SocketIOServer",
+                "SocketIOProtocol",
+                "SwitchboardTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "SwitchboardTests",
             dependencies: [
                 "Harness",

@@ -2,7 +2,7 @@ public import Logging
 import PostgresNIO
 public import SocketIOServer
 
-/// A ``SocketIOServer/ClusterTransport`` over PostgreSQL's `LISTEN`/`NOTIFY`, wire-compatible
+/// A `ClusterTransport` over PostgreSQL's `LISTEN`/`NOTIFY`, wire-compatible
 /// with `@socket.io/postgres-adapter` 0.5: Swift and Node.js servers on one database share
 /// rooms and broadcasts.
 ///

@@ -222,7 +222,7 @@ public struct ClusterBroadcastOptions: Sendable, Hashable {
 }
 
 /// A Socket.IO packet as cluster adapters pass it (socket.io-parser's object before encoding):
-/// `{"type":2,"data":["event",…],"nsp":"/"}`; binary stays in place as ``JSONValue/binary(_:)``.
+/// `{"type":2,"data":["event",…],"nsp":"/"}`; binary stays in place as `JSONValue.binary`.
 public struct ClusterPacket: Sendable, Hashable {
     /// The Socket.IO packet type (2 = EVENT).
     public var type: Int
