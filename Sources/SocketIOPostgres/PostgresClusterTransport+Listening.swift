@@ -14,8 +14,9 @@ extension PostgresClusterTransport {
         return channel
     }
 
-    /// Listens on `namespace` on `connection`, replacing its receiver on an older connection.
-    func listen(_ namespace: String, on connection: PostgresConnection) async throws(PostgresClusterTransportError) {
+    /// Listens on `namespace` on `connection`, replacing its receiver on an older connection;
+    /// with `catchUp`, first delivers the journal rows of that last stretch of time.
+    func listen(_ namespace: String, on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) {
         var logger = logger
         logger[metadataKey: "socketio.nsp"] = "\(namespace)"
         let receiver = NamespaceReceiver(
@@ -26,7 +27,7 @@ extension PostgresClusterTransport {
             deliveries: deliveries,
             logger: logger
         )
-        let task = try await receiver.start(on: connection)
+        let task = try await receiver.start(on: connection, catchUp: options.journal ? catchUp : nil)
         guard !listener.isClosed else {
             task.cancel()
             throw .closed
@@ -51,10 +52,15 @@ extension PostgresClusterTransport {
             logger.warning("lost the PostgreSQL listening connection; reconnecting")
             for task in receivers.values { task.cancel() }
             receivers = [:]
+            lostAt = .now
             eventSink.yield(.lost)
             reconnection = Task { await self.reconnect() }
         }
     }
+
+    /// How far before the loss the journal catch-up reaches: notifications in flight when the
+    /// connection went (the numbering drops those that did arrive).
+    static let catchUpMargin: Duration = .seconds(5)
 
     /// Connects again after a random delay, as long as needed, then listens on every namespace.
     private func reconnect() async {
@@ -76,9 +82,12 @@ extension PostgresClusterTransport {
                 return
             case .listen(let connection, let generation, let namespaces):
                 watch(connection, generation: generation)
+                // What was published since the loss (and a margin for notifications in flight
+                // then) is read back from the journal; the adapter drops what it already had.
+                let catchUp = lostAt.map { ContinuousClock.now - $0 + Self.catchUpMargin }
                 for namespace in namespaces {
                     do {
-                        try await listen(namespace, on: connection)
+                        try await listen(namespace, on: connection, catchUp: catchUp)
                     } catch {
                         // Lost again meanwhile: the watcher starts the next reconnection.
                         logger.warning("LISTEN failed after reconnecting", metadata: ["error": "\(error)"])

@@ -17,15 +17,26 @@ extension PostgresClusterTransport {
         /// The range a reconnection delay is drawn from, uniformly, after the listening
         /// connection is lost (socket.io: 1 to 3 s).
         public var reconnectDelay: ClosedRange<Duration>
+        /// Our extension (on by default): every numbered message (``ClusterMessage/sequence``)
+        /// is also written to the table, in the statement that notifies, so that a server whose
+        /// listening connection was lost (PostgreSQL restarting, a network cut) reads what was
+        /// published meanwhile once it listens again, in order, before new notifications; the
+        /// numbering drops what it already had. Catch-up reaches back as far as the table keeps
+        /// rows (``cleanupInterval``); a longer outage leaves gaps, which the adapter logs.
+        /// socket.io's servers ignore the rows and the `seq` member. `false`: socket.io's
+        /// behaviour, where notifications sent while a server is not listening are lost to it.
+        public var journal: Bool
 
-        /// `@socket.io/postgres-adapter`'s defaults.
+        /// `@socket.io/postgres-adapter`'s defaults, and the journal.
         public init(
             channelPrefix: String = "socket.io",
             tableName: String = "socket_io_attachments",
             payloadThreshold: Int = 8000,
             cleanupInterval: Duration = .seconds(30),
-            reconnectDelay: ClosedRange<Duration> = .seconds(1) ... .seconds(3)
+            reconnectDelay: ClosedRange<Duration> = .seconds(1) ... .seconds(3),
+            journal: Bool = true
         ) {
+            self.journal = journal
             self.channelPrefix = channelPrefix
             self.tableName = tableName
             self.payloadThreshold = payloadThreshold

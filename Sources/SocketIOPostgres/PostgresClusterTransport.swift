@@ -1,5 +1,6 @@
 public import Logging
 import PostgresNIO
+import SocketIOProtocol
 public import SocketIOServer
 
 /// A `ClusterTransport` over PostgreSQL's `LISTEN`/`NOTIFY`, wire-compatible
@@ -36,6 +37,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// The task receiving each namespace's notifications on the current connection.
     var receivers: [String: Task<Void, Never>] = [:]
     var reconnection: Task<Void, Never>?
+    /// When the listening connection was lost (for the journal catch-up after reconnecting).
+    var lostAt: ContinuousClock.Instant?
     private var cleanup: Task<Void, Never>?
     /// The listening connection's losses and recoveries (the newest 100 kept for a slow reader).
     nonisolated let events: AsyncStream<ListenerEvent>
@@ -161,6 +164,9 @@ public actor PostgresClusterTransport: ClusterTransport {
         guard !listener.isClosed else { throw .closed }
         let channel = try channel(for: message.namespace)
         switch format.outgoing(message) {
+        case .notify(let payload) where options.journal && message.sequence != nil:
+            let record = MessagePackValue(json: message.json).encoded
+            _ = try await queries.run(table.notify(channel: channel, payload: payload, journaling: record))
         case .notify(let payload):
             _ = try await queries.run("SELECT pg_notify(\(channel), \(payload))")
         case .attachment(let bytes):

@@ -27,7 +27,7 @@ struct NotificationFormatTests {
     func inline() throws {
         let message = ClusterMessage(uid: "4f2a", namespace: "/", type: .socketsJoin, data: ["rooms": .array([.string("r")])])
         let outgoing = format.outgoing(message)
-        #expect(outgoing == .notify(#"{"uid":"4f2a","type":4,"data":{"rooms":["r"]},"nsp":"/"}"#))
+        #expect(outgoing == .notify(#"{"type":4,"data":{"rooms":["r"]},"uid":"4f2a","nsp":"/"}"#))
         guard case .notify(let payload) = outgoing else { return }
         #expect(try NotificationFormat.incoming(payload) == .message(message))
     }

@@ -33,13 +33,28 @@ struct AttachmentTable: Sendable, Hashable {
         "INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: payload))) RETURNING id;"
     }
 
+    /// A notification and its journal row in one statement (one round trip, one transaction:
+    /// both or neither).
+    func notify(channel: String, payload: String, journaling record: Data) -> PostgresQuery {
+        "WITH journal AS (INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: record)))) SELECT pg_notify(\(channel), \(payload))"
+    }
+
+    /// The rows written in the last `interval`, oldest first.
+    func rows(since interval: Duration) -> PostgresQuery {
+        "SELECT payload FROM \(unescaped: name) WHERE created_at >= now() - interval '\(unescaped: String(Self.milliseconds(interval))) milliseconds' ORDER BY id"
+    }
+
+    static func milliseconds(_ interval: Duration) -> Int64 {
+        interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+    }
+
     /// The id bound as text, as node-postgres sends it; PostgreSQL casts it to `bigint`.
     func select(id: String) -> PostgresQuery {
         "SELECT payload FROM \(unescaped: name) WHERE id = \(id)::bigint"
     }
 
     func deleteOlder(than interval: Duration) -> PostgresQuery {
-        let milliseconds = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = Self.milliseconds(interval)
         return "DELETE FROM \(unescaped: name) WHERE created_at < now() - interval '\(unescaped: String(milliseconds)) milliseconds'"
     }
 

@@ -18,12 +18,15 @@ struct NamespaceReceiver: Sendable {
     ///
     /// - Throws: ``PostgresClusterTransportError/queryFailed(_:)`` when `LISTEN` failed,
     ///   ``PostgresClusterTransportError/closed`` when the calling task was cancelled.
-    func start(on connection: PostgresConnection) async throws(PostgresClusterTransportError) -> Task<Void, Never> {
+    func start(on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) -> Task<Void, Never> {
         let (ready, signal) = AsyncStream.makeStream(of: Result<Void, PostgresClusterTransportError>.self)
         let task = Task {
             do {
                 try await connection.listen(on: channel) { notifications in
                     signal.yield(.success(()))
+                    // Notifications arriving meanwhile wait in the sequence: the journal's rows
+                    // are older, so they go first.
+                    if let catchUp { await self.catchUp(catchUp) }
                     for try await notification in notifications {
                         await receive(notification.payload)
                     }
@@ -47,6 +50,26 @@ struct NamespaceReceiver: Sendable {
             throw error
         }
         return task
+    }
+
+    /// Delivers the numbered messages of this namespace written to the journal in the last
+    /// `interval`, oldest first (socket.io's attachment rows, unnumbered, are left out: they
+    /// cannot be told from ones already delivered).
+    func catchUp(_ interval: Duration) async {
+        do {
+            let rows = try await queries.run(table.rows(since: interval))
+            var delivered = 0
+            for row in rows {
+                guard let bytes = try? row.decode(ByteBuffer.self),
+                      let message = try? NotificationFormat.message(fromAttachment: bytes.readableBytesView),
+                      message.namespace == namespace, message.sequence != nil else { continue }
+                deliveries.deliver(message, namespace: namespace)
+                delivered += 1
+            }
+            logger.info("caught up with the cluster journal", metadata: ["rows": "\(rows.count)", "delivered": "\(delivered)"])
+        } catch {
+            logger.warning("could not read the cluster journal after reconnecting", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Reads one notification and delivers its message; an unreadable one is logged and skipped.

@@ -16,13 +16,19 @@ public struct ClusterMessage: Sendable, Hashable {
     public var type: ClusterMessageType
     /// The type's fields, as sent (absent for heartbeats and `ADAPTER_CLOSE`).
     public var data: JSONObject?
+    /// Our extension: the sender's count of its messages in this namespace (1, 2, 3, …), as a
+    /// top-level `seq` member that socket.io's adapters ignore. Receivers drop a message they
+    /// already had (a retried publish, a journal catch-up) and report a gap as lost messages;
+    /// `nil` for messages from servers that do not number theirs (socket.io's).
+    public var sequence: UInt64?
 
     /// A message as it goes on the wire.
-    public init(uid: String, namespace: String, type: ClusterMessageType, data: JSONObject? = nil) {
+    public init(uid: String, namespace: String, type: ClusterMessageType, data: JSONObject? = nil, sequence: UInt64? = nil) {
         self.uid = uid
         self.namespace = namespace
         self.type = type
         self.data = data
+        self.sequence = sequence
     }
 
     /// The message as socket.io's adapters write it, member order included (`type`, `data`,
@@ -33,6 +39,7 @@ public struct ClusterMessage: Sendable, Hashable {
         if let data { object["data"] = .object(data) }
         object["uid"] = .string(uid)
         object["nsp"] = .string(namespace)
+        if let sequence { object["seq"] = .number(Double(sequence)) }
         return .object(object)
     }
 
@@ -52,7 +59,14 @@ public struct ClusterMessage: Sendable, Hashable {
         case .object(let value)?: data = value
         default: throw .wrongType("data")
         }
-        self.init(uid: uid, namespace: namespace, type: type, data: data)
+        var sequence: UInt64?
+        if let value = object["seq"] {
+            guard case .number(let number) = value, number >= 1, number <= 9_007_199_254_740_991, number.rounded() == number else {
+                throw .wrongType("seq")
+            }
+            sequence = UInt64(number)
+        }
+        self.init(uid: uid, namespace: namespace, type: type, data: data, sequence: sequence)
     }
 }
 

@@ -91,8 +91,8 @@ public enum ClusterPayload: Sendable, Hashable {
 
 extension ClusterMessage {
     /// A message carrying `payload` from server `uid`.
-    public init(uid: String, namespace: String, payload: ClusterPayload) {
-        self.init(uid: uid, namespace: namespace, type: payload.type, data: payload.data)
+    public init(uid: String, namespace: String, payload: ClusterPayload, sequence: UInt64? = nil) {
+        self.init(uid: uid, namespace: namespace, type: payload.type, data: payload.data, sequence: sequence)
     }
 
     /// The typed data.

@@ -24,6 +24,34 @@ struct ClusterState {
     private var ackListeners: [String: AckListener] = [:]
     private(set) var lastPublished: Duration = .zero
     private(set) var closed = false
+    /// The highest sequence number had from each numbering server (kept after it is forgotten,
+    /// so a late copy of its messages is still recognised).
+    private var sequences: [String: UInt64] = [:]
+    /// Messages known lost: gaps in a server's numbering.
+    private(set) var missed = 0
+
+    /// What to do with a numbered message.
+    enum Arrival: Equatable {
+        case fresh
+        /// Had already (a retried publish, a journal catch-up): dropped.
+        case duplicate
+        /// Fresh, after `count` messages of its sender that never came.
+        case afterGap(Int)
+    }
+
+    /// Checks `sequence` of `uid` against what came before.
+    mutating func arrival(of sequence: UInt64, from uid: String) -> Arrival {
+        guard let last = sequences[uid] else {
+            sequences[uid] = sequence
+            return .fresh
+        }
+        guard sequence > last else { return .duplicate }
+        sequences[uid] = sequence
+        let gap = Int(sequence - last - 1)
+        guard gap > 0 else { return .fresh }
+        missed += gap
+        return .afterGap(gap)
+    }
 
     /// Requests to settle, listeners to call: done outside the lock.
     enum Action {

@@ -39,6 +39,10 @@ extension Namespace {
     /// Messages this namespace could not publish to the cluster and had no caller to tell.
     public var failedClusterPublishCount: Int { cluster?.failedPublishCount ?? 0 }
 
+    /// Messages of other servers this namespace knows it missed: gaps in their numbering
+    /// (``ClusterMessage/sequence``), each logged as a warning when found.
+    public var missedClusterMessageCount: Int { cluster?.missedCount ?? 0 }
+
     /// The options a broadcast operator's selection crosses servers with.
     func clusterOptions(rooms: Set<String>, except: Set<String>, excluding: String?, volatile: Bool) -> ClusterBroadcastOptions {
         var except = except

@@ -30,6 +30,8 @@ final class NamespaceCluster: Sendable {
     private let incomingStream: AsyncStream<ClusterMessage>
     private let tasks = NIOLockedValueBox<[Task<Void, Never>]>([])
     private let failures = NIOLockedValueBox(0)
+    /// The last sequence number given to an outgoing message.
+    private let sequence = NIOLockedValueBox<UInt64>(0)
     private let countWaiters = NIOLockedValueBox<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
     private struct Outgoing: Sendable {
@@ -151,10 +153,18 @@ final class NamespaceCluster: Sendable {
     }
 
     private func enqueue(_ payload: ClusterPayload, done: (@Sendable (Result<Void, ClusterError>) -> Void)?) {
-        let message = ClusterMessage(uid: uid, namespace: name, payload: payload)
-        let item = Outgoing(message: message, madeAt: clock.now(), done: done)
-        if case .terminated = outgoing.yield(item) { done?(.failure(.closed)) }
+        // Numbered and queued under one lock, so the numbers go out in order.
+        let terminated = sequence.withLockedValue { last -> Bool in
+            last += 1
+            let message = ClusterMessage(uid: uid, namespace: name, payload: payload, sequence: last)
+            if case .terminated = outgoing.yield(Outgoing(message: message, madeAt: clock.now(), done: done)) { return true }
+            return false
+        }
+        if terminated { done?(.failure(.closed)) }
     }
+
+    /// Messages of other servers known lost (gaps in their numbering).
+    var missedCount: Int { state.withLockedValue { $0.missed } }
 
     private func publishLoop() async {
         for await item in outgoingStream {
@@ -279,6 +289,19 @@ final class NamespaceCluster: Sendable {
     /// Applies one message from the channel.
     func receive(_ message: ClusterMessage) {
         guard message.uid != uid, message.namespace == name else { return }
+        if let number = message.sequence {
+            switch state.withLockedValue({ $0.arrival(of: number, from: message.uid) }) {
+            case .fresh:
+                break
+            case .duplicate:
+                return
+            case .afterGap(let count):
+                logger.warning(
+                    "cluster messages lost",
+                    metadata: ["socketio.cluster.from": "\(message.uid)", "socketio.cluster.missed": "\(count)"]
+                )
+            }
+        }
         let now = clock.now()
         let isNew = state.withLockedValue { state in
             defer { state.heard(from: message.uid, at: now) }

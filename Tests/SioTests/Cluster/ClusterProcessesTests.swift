@@ -128,4 +128,40 @@ struct ClusterProcessesTests {
             throw error
         }
     }
+
+    @Test("PostgreSQL restarted during a broadcast stream: every broadcast reaches every other server once, in order")
+    func restartDuringStream() async throws {
+        guard let sio = SioBinary.orSkip("restartDuringStream"),
+              let postgres = try await PrivatePostgres.start(for: "restartDuringStream") else { return }
+        do {
+            let database = try await PostgresDatabase.create(on: postgres.url)
+            let cluster = try await ServeCluster.start(3, sio: sio, database: database)
+            do {
+                let receivers = [cluster.sockets[1], cluster.sockets[2]].map { $0.events(named: "broadcast") }
+                let sender = cluster.sockets[0]
+                for index in 0..<100 { _ = try await sender.emitWithAck("broadcast", .number(Double(index))) }
+                try await postgres.pause()
+                for index in 100..<200 { _ = try await sender.emitWithAck("broadcast", .number(Double(index))) }
+                try await postgres.resume()
+                for index in 200..<300 { _ = try await sender.emitWithAck("broadcast", .number(Double(index))) }
+                _ = try await sender.emitWithAck("broadcast", "end")
+                let expected: [[JSONValue]] = (0..<300).map { [.number(Double($0))] } + [["end"]]
+                for stream in receivers {
+                    // All 300 and the marker, in order: nothing lost, nothing twice.
+                    #expect(try await stream.first(301, within: 60, "the stream across the restart").map(\.items) == expected)
+                }
+                for process in cluster.processes {
+                    #expect(!process.stderr.contains("cluster messages lost"), "\(process.stderr)")
+                }
+                await cluster.stop()
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await postgres.stop()
+        } catch {
+            await postgres.stop()
+            throw error
+        }
+    }
 }

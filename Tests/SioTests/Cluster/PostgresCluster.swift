@@ -14,12 +14,7 @@ struct PostgresDatabase: Sendable {
     /// The test database server's URL; `nil` after a loud skip line (a failure with
     /// `SWITCHBOARD_REQUIRE_PEERS=1`).
     static func serverURL(for test: String) throws -> String? {
-        if let url = ProcessInfo.processInfo.environment["SWITCHBOARD_POSTGRES_URL"], !url.isEmpty { return url }
-        if ProcessInfo.processInfo.environment["SWITCHBOARD_REQUIRE_PEERS"] == "1" {
-            throw ChildProcessError("PostgreSQL is not running (no SWITCHBOARD_POSTGRES_URL) and SWITCHBOARD_REQUIRE_PEERS=1; run scripts/test")
-        }
-        FileHandle.standardError.write(Data("⚠️ SKIPPED \(test): PostgreSQL not running (no SWITCHBOARD_POSTGRES_URL); run scripts/test\n".utf8))
-        return nil
+        try TestPostgres.sharedURL(for: test)
     }
 
     /// Creates a fresh database on the server at `serverURL`.
@@ -48,11 +43,7 @@ struct PostgresDatabase: Sendable {
     }
 
     private static func psql(_ url: String, _ sql: String) async throws -> String {
-        let result = try await withTimeout(30, "psql") {
-            try await ChildProcess.run("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql])
-        }
-        guard result.status == 0 else { throw ChildProcessError("psql \(sql): \(result.stderr)") }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await TestPostgres.psql(url, sql)
     }
 
     private static func replacingDatabase(of url: String, with name: String) -> String {

@@ -76,6 +76,19 @@ struct ClusterMessageTests {
         #expect(decoded.type.rawValue == (try JSONValue(parsing: json))["type"]?.intValue)
     }
 
+    @Test("our numbering travels as a last top-level seq member, which socket.io ignores")
+    func sequence() throws {
+        let message = ClusterMessage(uid: Self.uid, namespace: "/", payload: .none(.heartbeat), sequence: 42)
+        #expect(message.json.jsonString == #"{"type":2,"uid":"9c3a1b2d4e5f6071","nsp":"/","seq":42}"#)
+        #expect(try ClusterMessage(json: message.json) == message)
+        #expect(throws: ClusterMessageError.wrongType("seq")) {
+            try ClusterMessage(json: try JSONValue(parsing: #"{"type":2,"uid":"u","nsp":"/","seq":"x"}"#))
+        }
+        #expect(throws: ClusterMessageError.wrongType("seq")) {
+            try ClusterMessage(json: try JSONValue(parsing: #"{"type":2,"uid":"u","nsp":"/","seq":0}"#))
+        }
+    }
+
     @Test("the same messages through MessagePack (the attachment path) decode to the same values")
     func messagePackRoundTrip() throws {
         for (payload, _) in Self.vectors {
