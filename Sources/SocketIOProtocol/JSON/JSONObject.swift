@@ -22,6 +22,14 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for (key, value) in members { self[key] = value }
     }
 
+    /// The members the parser collected, in order, stored with exactly their count's capacity;
+    /// a later duplicate key replaces the earlier value in place, as in ``init(_:)``.
+    init(parsedMembers: ArraySlice<(key: String, value: JSONValue)>) {
+        members = []
+        members.reserveCapacity(parsedMembers.count)
+        for (key, value) in parsedMembers { self[key] = value }
+    }
+
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
