@@ -70,6 +70,18 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// The same keys in the same order with each value transformed; the keys are unchanged, so
+    /// the key index is kept as it is.
+    func mapValues<Failure: Error>(
+        _ transform: (JSONValue) throws(Failure) -> JSONValue
+    ) throws(Failure) -> JSONObject {
+        var mapped = self
+        mapped.members = []
+        mapped.members.reserveCapacity(members.count)
+        for member in members { mapped.members.append((member.key, try transform(member.value))) }
+        return mapped
+    }
+
     private func position(of key: String) -> Int? {
         if !index.isEmpty { return index[key] }
         return members.firstIndex { $0.key == key }
