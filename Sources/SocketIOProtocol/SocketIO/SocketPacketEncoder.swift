@@ -14,7 +14,11 @@ public struct EncodedSocketPacket: Sendable, Hashable {
 
     /// The Engine.IO messages that carry this packet, in order.
     public var enginePackets: [EnginePacket] {
-        [.message(text)] + attachments.map(EnginePacket.binaryMessage)
+        var packets: [EnginePacket] = []
+        packets.reserveCapacity(1 + attachments.count)
+        packets.append(.message(text))
+        for attachment in attachments { packets.append(.binaryMessage(attachment)) }
+        return packets
     }
 }
 
