@@ -72,6 +72,8 @@ extension JSONValue {
                 JSONWriter.append(#"{"_placeholder":true,"num":"#, to: &buffer)
                 JSONWriter.writeInteger(UInt64(attachments.count), to: &buffer)
                 buffer.append(JSONByte.closeBrace)
+                // Room for a few at the first, rather than growing one attachment at a time.
+                if attachments.capacity == 0 { attachments.reserveCapacity(4) }
                 attachments.append(data)
             case .base64Object:
                 JSONWriter.append(#"{"base64":""#, to: &buffer)
