@@ -22,6 +22,14 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for (key, value) in members { self[key] = value }
     }
 
+    /// The members the parser collected, in order, stored with exactly their count's capacity;
+    /// a later duplicate key replaces the earlier value in place, as in ``init(_:)``.
+    init(parsedMembers: ArraySlice<(key: String, value: JSONValue)>) {
+        members = []
+        members.reserveCapacity(parsedMembers.count)
+        for (key, value) in parsedMembers { self[key] = value }
+    }
+
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
@@ -60,6 +68,18 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
                 break
             }
         }
+    }
+
+    /// The same keys in the same order with each value transformed; the keys are unchanged, so
+    /// the key index is kept as it is.
+    func mapValues<Failure: Error>(
+        _ transform: (JSONValue) throws(Failure) -> JSONValue
+    ) throws(Failure) -> JSONObject {
+        var mapped = self
+        mapped.members = []
+        mapped.members.reserveCapacity(members.count)
+        for member in members { mapped.members.append((member.key, try transform(member.value))) }
+        return mapped
     }
 
     private func position(of key: String) -> Int? {

@@ -41,10 +41,11 @@ struct JSONParser {
 
     /// An array or object still being parsed.
     private enum Container {
-        /// An array whose elements so far are `elementStack[firstElement...]`.
-        case array(firstElement: Int)
-        /// The last of `objectStack`, waiting for the value of `key`.
-        case object(key: String)
+        /// An array whose elements so far are `valueStack[firstValue...]`.
+        case array(firstValue: Int)
+        /// An object whose members so far are `valueStack[firstValue...]`, waiting for the
+        /// value of `key`.
+        case object(firstValue: Int, key: String)
     }
 
     let base: UnsafePointer<UInt8>
@@ -54,11 +55,15 @@ struct JSONParser {
     /// Reused across strings that contain escapes, so decoding them allocates once per parse.
     var scratch: [UInt8] = []
     private var containers: [Container] = []
-    /// Elements of the open arrays, innermost last; each array is copied out once at its exact
-    /// size instead of growing by repeated reallocation.
-    private var elementStack: [JSONValue] = []
-    /// The open objects, innermost last, mutated in place.
-    private var objectStack: [JSONObject] = []
+    /// The elements and members of the open containers, innermost last (array elements with an
+    /// empty key). Each container is built once, at its closing bracket, with its exact size,
+    /// instead of growing by repeated reallocation.
+    private var valueStack: [(key: String, value: JSONValue)] = []
+
+    /// The scratch capacity reserved when the first container opens: enough for the nesting and
+    /// the open members of a typical event payload, so the stacks allocate once per parse.
+    private static let initialContainerCapacity = 8
+    private static let initialValueCapacity = 16
 
     private init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
@@ -114,7 +119,8 @@ struct JSONParser {
                 if peek(JSONByte.closeBracket) {
                     value = .array([])
                 } else {
-                    containers.append(.array(firstElement: elementStack.count))
+                    reserveStacks()
+                    containers.append(.array(firstValue: valueStack.count))
                     continue nextValue
                 }
             case JSONByte.openBrace:
@@ -122,8 +128,8 @@ struct JSONParser {
                 if peek(JSONByte.closeBrace) {
                     value = .object(JSONObject())
                 } else {
-                    objectStack.append(JSONObject())
-                    containers.append(.object(key: try parseKey()))
+                    reserveStacks()
+                    containers.append(.object(firstValue: valueStack.count, key: try parseKey()))
                     continue nextValue
                 }
             default:
@@ -137,29 +143,51 @@ struct JSONParser {
                 let separator = base[index]
                 index += 1
                 switch container {
-                case .array(let firstElement):
-                    elementStack.append(value)
+                case .array(let firstValue):
+                    valueStack.append((key: "", value: value))
                     if separator == JSONByte.comma { continue nextValue }
                     guard separator == JSONByte.closeBracket else {
                         throw JSONError(.unexpectedCharacter, offset: index - 1)
                     }
-                    value = .array(Array(elementStack[firstElement...]))
-                    elementStack.removeSubrange(firstElement...)
-                case .object(let key):
-                    objectStack[objectStack.count - 1][key] = value  // a duplicate key keeps the last value
+                    value = .array(popElements(from: firstValue))
+                case .object(let firstValue, let key):
+                    valueStack.append((key: key, value: value))
                     if separator == JSONByte.comma {
-                        containers[containers.count - 1] = .object(key: try parseKey())
+                        containers[containers.count - 1] = .object(firstValue: firstValue, key: try parseKey())
                         continue nextValue
                     }
                     guard separator == JSONByte.closeBrace else {
                         throw JSONError(.unexpectedCharacter, offset: index - 1)
                     }
-                    value = .object(objectStack.removeLast())
+                    value = .object(popMembers(from: firstValue))
                 }
                 containers.removeLast()
             }
             return value
         }
+    }
+
+    /// Gives the scratch stacks their initial capacity when the first container opens, so that a
+    /// scalar document allocates nothing for them.
+    private mutating func reserveStacks() {
+        guard valueStack.capacity == 0 else { return }
+        containers.reserveCapacity(Self.initialContainerCapacity)
+        valueStack.reserveCapacity(Self.initialValueCapacity)
+    }
+
+    /// The elements of the array that opened at `firstValue`, taken off the stack.
+    private mutating func popElements(from firstValue: Int) -> [JSONValue] {
+        let elements = valueStack[firstValue...].map(\.value)
+        valueStack.removeLast(valueStack.count - firstValue)
+        return elements
+    }
+
+    /// The object that opened at `firstValue`, its members taken off the stack; a duplicate key
+    /// keeps its first position and its last value, as `JSON.parse` does.
+    private mutating func popMembers(from firstValue: Int) -> JSONObject {
+        let object = JSONObject(parsedMembers: valueStack[firstValue...])
+        valueStack.removeLast(valueStack.count - firstValue)
+        return object
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {

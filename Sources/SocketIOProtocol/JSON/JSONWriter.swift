@@ -15,7 +15,7 @@ extension JSONValue {
     public var jsonString: String {
         var attachments: [Data] = []
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(128)
+        buffer.reserveCapacity(JSONWriter.initialCapacity)
         write(to: &buffer, binary: .base64Object, attachments: &attachments)
         return String(decoding: buffer, as: UTF8.self)
     }
@@ -26,7 +26,7 @@ extension JSONValue {
     /// object members in insertion order).
     public func jsonString(extractingAttachmentsInto attachments: inout [Data]) -> String {
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(128)
+        buffer.reserveCapacity(JSONWriter.initialCapacity)
         write(to: &buffer, binary: .placeholders, attachments: &attachments)
         return String(decoding: buffer, as: UTF8.self)
     }
@@ -72,6 +72,8 @@ extension JSONValue {
                 JSONWriter.append(#"{"_placeholder":true,"num":"#, to: &buffer)
                 JSONWriter.writeInteger(UInt64(attachments.count), to: &buffer)
                 buffer.append(JSONByte.closeBrace)
+                // Room for a few at the first, rather than growing one attachment at a time.
+                if attachments.capacity == 0 { attachments.reserveCapacity(4) }
                 attachments.append(data)
             case .base64Object:
                 JSONWriter.append(#"{"base64":""#, to: &buffer)
@@ -89,6 +91,11 @@ extension JSONValue: CustomStringConvertible {
 
 /// The byte-level pieces of `JSON.stringify`.
 enum JSONWriter {
+    /// The capacity a fresh output buffer starts with: a typical event payload (a few hundred
+    /// bytes) fits without growing, and larger ones double from here. Estimating the size by
+    /// walking the value first cost more than the one reallocation it saves.
+    static let initialCapacity = 256
+
     static func append(_ literal: StaticString, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }

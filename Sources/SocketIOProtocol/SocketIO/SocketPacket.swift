@@ -41,7 +41,11 @@ public struct SocketPacket: Sendable, Hashable {
 extension SocketPacket {
     /// An EVENT packet `[name, ...args]`.
     public static func event(_ name: String, _ args: [JSONValue], namespace: String = "/", id: Int? = nil) -> SocketPacket {
-        SocketPacket(kind: .event, namespace: namespace, id: id, data: .array([.string(name)] + args))
+        var items: [JSONValue] = []
+        items.reserveCapacity(1 + args.count)  // `[.string(name)] + args` would allocate twice
+        items.append(.string(name))
+        items.append(contentsOf: args)
+        return SocketPacket(kind: .event, namespace: namespace, id: id, data: .array(items))
     }
 
     /// An ACK packet answering `id` with `args`.

@@ -45,7 +45,9 @@ public struct SocketPacketDecoder: Sendable {
             (packet, attachments) = try Self.parse(text, version: version, maxAttachments: maxAttachments)
         }
         if (packet.kind == .binaryEvent || packet.kind == .binaryAck) && attachments > 0 {
-            pending = (packet, attachments, [])
+            var buffers: [Data] = []
+            buffers.reserveCapacity(attachments)  // at most `maxAttachments`, checked by `parse`
+            pending = (packet, attachments, buffers)
             return nil
         }
         if packet.kind == .binaryEvent || packet.kind == .binaryAck {
@@ -58,12 +60,12 @@ public struct SocketPacketDecoder: Sendable {
     /// Decodes a binary message: the next attachment of the pending binary packet.
     public mutating func decode(binary: Data) throws(ProtocolError) -> SocketPacket? {
         guard var current = pending else { throw .unexpectedBinary }
+        pending = nil  // so the append below does not copy the buffers `pending` still shares
         current.buffers.append(binary)
         guard current.buffers.count == current.expected else {
             pending = current
             return nil
         }
-        pending = nil
         var packet = current.packet
         if let data = packet.data {
             packet.data = try Self.reconstruct(data, with: current.buffers)
@@ -87,9 +89,9 @@ public struct SocketPacketDecoder: Sendable {
                 }
                 return .binary(buffers[num])
             }
-            var rebuilt = JSONObject()
-            for member in object { rebuilt[member.key] = try reconstruct(member.value, with: buffers) }
-            return .object(rebuilt)
+            return .object(try object.mapValues { member throws(ProtocolError) in
+                try reconstruct(member, with: buffers)
+            })
         case .null, .bool, .number, .string, .binary:
             return value
         }

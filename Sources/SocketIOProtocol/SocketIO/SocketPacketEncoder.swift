@@ -14,7 +14,11 @@ public struct EncodedSocketPacket: Sendable, Hashable {
 
     /// The Engine.IO messages that carry this packet, in order.
     public var enginePackets: [EnginePacket] {
-        [.message(text)] + attachments.map(EnginePacket.binaryMessage)
+        var packets: [EnginePacket] = []
+        packets.reserveCapacity(1 + attachments.count)
+        packets.append(.message(text))
+        for attachment in attachments { packets.append(.binaryMessage(attachment)) }
+        return packets
     }
 }
 
@@ -26,32 +30,40 @@ public struct EncodedSocketPacket: Sendable, Hashable {
 public enum SocketPacketEncoder {
     /// Encodes one packet. The same rules serve protocol v4 and v5.
     public static func encode(_ packet: SocketPacket) -> EncodedSocketPacket {
-        var attachments: [Data] = []
-        var json = ""
-        let kind: SocketPacket.Kind
-        switch packet.kind {
-        case .event, .binaryEvent, .ack, .binaryAck:
-            if let data = packet.data {
-                json = data.jsonString(extractingAttachmentsInto: &attachments)
-            }
-            let isEvent = packet.kind == .event || packet.kind == .binaryEvent
-            kind = attachments.isEmpty ? (isEvent ? .event : .ack) : (isEvent ? .binaryEvent : .binaryAck)
-        case .connect, .disconnect, .connectError:
-            // Only events and acks can carry attachments; binary elsewhere is written as base64.
-            json = packet.data?.jsonString ?? ""
-            kind = packet.kind
-        }
-        var text = String(kind.rawValue)
-        if kind == .binaryEvent || kind == .binaryAck {
-            text += "\(attachments.count)-"
-        }
+        // Header and JSON go into one buffer, reserved once, and become the text in one copy.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(maxHeaderByteCount(packet) + JSONWriter.initialCapacity)
+        buffer.append(UInt8(ascii: "0") + packet.kind.rawValue)
         if packet.namespace != "/" {
-            text += packet.namespace + ","
+            buffer.append(contentsOf: packet.namespace.utf8)
+            buffer.append(JSONByte.comma)
         }
         if let id = packet.id {
-            text += String(id)
+            if id < 0 { buffer.append(JSONByte.minus) }
+            JSONWriter.writeInteger(UInt64(id.magnitude), to: &buffer)
         }
-        text += json
-        return EncodedSocketPacket(text: text, attachments: attachments)
+        var attachments: [Data] = []
+        switch packet.kind {
+        case .event, .binaryEvent, .ack, .binaryAck:
+            packet.data?.write(to: &buffer, binary: .placeholders, attachments: &attachments)
+            let isEvent = packet.kind == .event || packet.kind == .binaryEvent
+            let kind: SocketPacket.Kind =
+                attachments.isEmpty ? (isEvent ? .event : .ack) : (isEvent ? .binaryEvent : .binaryAck)
+            buffer[0] = UInt8(ascii: "0") + kind.rawValue
+            if !attachments.isEmpty {
+                // Only now is the count known; it goes right after the type digit.
+                buffer.insert(contentsOf: "\(attachments.count)-".utf8, at: 1)
+            }
+        case .connect, .disconnect, .connectError:
+            // Only events and acks can carry attachments; binary elsewhere is written as base64.
+            packet.data?.write(to: &buffer, binary: .base64Object, attachments: &attachments)
+        }
+        return EncodedSocketPacket(text: String(decoding: buffer, as: UTF8.self), attachments: attachments)
+    }
+
+    /// The most bytes the header can take: type digit, attachment count and dash, namespace and
+    /// comma, ack id.
+    private static func maxHeaderByteCount(_ packet: SocketPacket) -> Int {
+        1 + 8 + packet.namespace.utf8.count + 1 + 20
     }
 }
