@@ -161,22 +161,43 @@ public actor PostgresClusterTransport: ClusterTransport {
     ///   now, ``PostgresClusterTransportError/unsupportedNamespace(_:)``,
     ///   ``PostgresClusterTransportError/closed`` after ``shutdown()``.
     public func publish(_ message: ClusterMessage) async throws(PostgresClusterTransportError) {
+        try await publish([message])
+    }
+
+    /// Publishes `messages` in order: each run of small messages on one channel in one
+    /// statement (with their journal rows), a large or binary one through the attachment table.
+    ///
+    /// - Throws: as ``publish(_:)-(ClusterMessage)``; some messages may have gone out before the
+    ///   failure (their numbers let receivers drop them when the batch is published again).
+    public func publish(_ messages: [ClusterMessage]) async throws(PostgresClusterTransportError) {
         guard !listener.isClosed else { throw .closed }
-        let channel = try channel(for: message.namespace)
-        switch format.outgoing(message) {
-        case .notify(let payload) where options.journal && message.sequence != nil:
-            let record = MessagePackValue(json: message.json).encoded
-            _ = try await queries.run(table.notify(channel: channel, payload: payload, journaling: record))
-        case .notify(let payload):
-            _ = try await queries.run("SELECT pg_notify(\(channel), \(payload))")
-        case .attachment(let bytes):
-            let rows = try await queries.run(table.insert(bytes))
-            guard let id = try? rows.first?.decode(Int64.self) else {
-                throw .queryFailed("the attachment INSERT returned no id")
+        var run = NotifyRun()
+        for message in messages {
+            let channel = try channel(for: message.namespace)
+            switch format.outgoing(message) {
+            case .notify(let payload):
+                let journaled = options.journal && message.sequence != nil
+                let record = journaled ? ByteBuffer(bytes: MessagePackValue(json: message.json).encoded) : nil
+                if !run.accepts(channel: channel, journaled: journaled) { try await flush(&run) }
+                run.append(channel: channel, payload: payload, record: record)
+            case .attachment(let bytes):
+                try await flush(&run)
+                let rows = try await queries.run(table.insert(bytes))
+                guard let id = try? rows.first?.decode(Int64.self) else {
+                    throw .queryFailed("the attachment INSERT returned no id")
+                }
+                let header = NotificationFormat.header(for: message, attachmentID: String(id))
+                _ = try await queries.run("SELECT pg_notify(\(channel), \(header))")
             }
-            let header = NotificationFormat.header(for: message, attachmentID: String(id))
-            _ = try await queries.run("SELECT pg_notify(\(channel), \(header))")
         }
+        try await flush(&run)
+    }
+
+    private func flush(_ run: inout NotifyRun) async throws(PostgresClusterTransportError) {
+        guard let channel = run.channel, !run.payloads.isEmpty else { return }
+        let query = AttachmentTable.notify(channel: channel, payloads: run.payloads, journaling: run.journaled ? run.records : nil, table: table)
+        run = NotifyRun()
+        _ = try await queries.run(query)
     }
 
     /// Stops listening and publishing and closes both connections; no message is delivered
@@ -192,5 +213,24 @@ public actor PostgresClusterTransport: ClusterTransport {
         for task in receiving { await task.value }
         await queries.close()
         eventSink.finish()
+    }
+}
+
+/// Consecutive small messages for one channel, journaled alike: one statement.
+struct NotifyRun {
+    private(set) var channel: String?
+    private(set) var journaled = false
+    private(set) var payloads: [String] = []
+    private(set) var records: [ByteBuffer] = []
+
+    func accepts(channel: String, journaled: Bool) -> Bool {
+        payloads.isEmpty || (self.channel == channel && self.journaled == journaled)
+    }
+
+    mutating func append(channel: String, payload: String, record: ByteBuffer?) {
+        self.channel = channel
+        journaled = record != nil
+        payloads.append(payload)
+        if let record { records.append(record) }
     }
 }

@@ -62,6 +62,21 @@ struct PostgresClusterTransportTests {
         await pair.shutdown()
     }
 
+    @Test("a batch goes out in order: runs of small messages in one statement each, a binary one between them; numbered ones journaled")
+    func batch() async throws {
+        guard let url = try TestDatabase.url() else { return }
+        let pair = try await Pair.make(url)
+        var batch: [ClusterMessage] = (1 ... 100).map {
+            ClusterMessage(uid: "sender", namespace: "/", type: .broadcast, data: ["n": .number(Double($0))], sequence: UInt64($0))
+        }
+        batch.insert(Self.message(0, ["bytes": .binary(Data(repeating: 7, count: 20_000))]), at: 50)
+        try await pair.a.publish(batch)
+        #expect(try await pair.inboxB.messages.first(101, within: 30, "the batch at b") == batch)
+        // 100 journal rows for the numbered ones, 1 attachment for the binary one.
+        #expect(try await pair.rows() == 101)
+        await pair.shutdown()
+    }
+
     @Test("100 KB of binary goes through the attachment table, byte-exact, in order with small messages")
     func binary() async throws {
         guard let url = try TestDatabase.url() else { return }

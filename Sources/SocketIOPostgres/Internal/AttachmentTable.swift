@@ -33,10 +33,14 @@ struct AttachmentTable: Sendable, Hashable {
         "INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: payload))) RETURNING id;"
     }
 
-    /// A notification and its journal row in one statement (one round trip, one transaction:
-    /// both or neither).
-    func notify(channel: String, payload: String, journaling record: Data) -> PostgresQuery {
-        "WITH journal AS (INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: record)))) SELECT pg_notify(\(channel), \(payload))"
+    /// Notifications on one channel, in order, and their journal rows when given, in one
+    /// statement (one round trip, one transaction: all or none). `pg_notify` runs once per
+    /// payload as `unnest` yields them, so they are queued, and delivered, in array order.
+    static func notify(channel: String, payloads: [String], journaling records: [ByteBuffer]?, table: AttachmentTable) -> PostgresQuery {
+        guard let records else {
+            return "SELECT count(pg_notify(\(channel), p)) FROM unnest(\(payloads)::text[]) AS p"
+        }
+        return "WITH journal AS (INSERT INTO \(unescaped: table.name) (payload) SELECT unnest(\(records)::bytea[])) SELECT count(pg_notify(\(channel), p)) FROM unnest(\(payloads)::text[]) AS p"
     }
 
     /// The rows written in the last `interval`, oldest first.

@@ -20,8 +20,22 @@ public protocol ClusterTransport: Sendable {
     ///   until ``ClusterOptions/publishTimeout``).
     func publish(_ message: ClusterMessage) async throws
 
+    /// Sends `messages`, in order, to every server subscribed to their namespaces — in one
+    /// round trip where the transport can. The adapter hands over what queued up while the
+    /// previous publish was under way. When it throws, the adapter publishes the whole batch
+    /// again: receivers drop the copies of what did go out by their numbers
+    /// (``ClusterMessage/sequence``).
+    func publish(_ messages: [ClusterMessage]) async throws
+
     /// Stops receiving and releases the transport's connections.
     func shutdown() async
+}
+
+extension ClusterTransport {
+    /// One message after the other.
+    public func publish(_ messages: [ClusterMessage]) async throws {
+        for message in messages { try await publish(message) }
+    }
 }
 
 /// Timing of the cluster protocol; the defaults are socket.io's.

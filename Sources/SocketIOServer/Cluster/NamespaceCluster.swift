@@ -24,8 +24,7 @@ final class NamespaceCluster: Sendable {
     private let logger: Logger
     private let state = NIOLockedValueBox(ClusterState())
     private let receiver = NIOLockedValueBox<(any ClusterReceiver)?>(nil)
-    private let outgoing: AsyncStream<Outgoing>.Continuation
-    private let outgoingStream: AsyncStream<Outgoing>
+    private let outgoing = OutgoingQueue<Outgoing>()
     private let incoming: AsyncStream<ClusterMessage>.Continuation
     private let incomingStream: AsyncStream<ClusterMessage>
     private let tasks = NIOLockedValueBox<[Task<Void, Never>]>([])
@@ -50,7 +49,6 @@ final class NamespaceCluster: Sendable {
         logger[metadataKey: "socketio.cluster.uid"] = "\(uid)"
         logger[metadataKey: "socketio.namespace"] = "\(name)"
         self.logger = logger
-        (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
         (incomingStream, incoming) = AsyncStream.makeStream(of: ClusterMessage.self)
     }
 
@@ -85,7 +83,7 @@ final class NamespaceCluster: Sendable {
         _ = try? await publishAwaiting(.none(.adapterClose), within: .seconds(1))
         let actions = state.withLockedValue { $0.close() }
         perform(actions)
-        outgoing.finish()
+        for item in outgoing.close(dropping: true) { item.done?(.failure(.closed)) }
         incoming.finish()
         let running = tasks.withLockedValue { tasks in
             defer { tasks.removeAll() }
@@ -154,36 +152,43 @@ final class NamespaceCluster: Sendable {
 
     private func enqueue(_ payload: ClusterPayload, done: (@Sendable (Result<Void, ClusterError>) -> Void)?) {
         // Numbered and queued under one lock, so the numbers go out in order.
-        let terminated = sequence.withLockedValue { last -> Bool in
+        let accepted = sequence.withLockedValue { last -> Bool in
             last += 1
             let message = ClusterMessage(uid: uid, namespace: name, payload: payload, sequence: last)
-            if case .terminated = outgoing.yield(Outgoing(message: message, madeAt: clock.now(), done: done)) { return true }
-            return false
+            return outgoing.push(Outgoing(message: message, madeAt: clock.now(), done: done))
         }
-        if terminated { done?(.failure(.closed)) }
+        if !accepted { done?(.failure(.closed)) }
     }
 
     /// Messages of other servers known lost (gaps in their numbering).
     var missedCount: Int { state.withLockedValue { $0.missed } }
 
+    /// The most messages handed to the transport at once.
+    static let batchLimit = 64
+
+    /// Publishes what queued up, a batch at a time, in order. A batch that fails is tried again
+    /// (its members past ``ClusterOptions/publishTimeout`` are failed and left out), with a
+    /// delay doubling from 50 ms to 1 s.
     private func publishLoop() async {
-        for await item in outgoingStream {
+        while let batch = await outgoing.next(max: Self.batchLimit) {
+            var pending = batch
             var delay: Duration = .milliseconds(50)
-            while true {
+            while !pending.isEmpty {
                 do {
-                    try await transport.publish(item.message)
+                    try await transport.publish(pending.map(\.message))
                     state.withLockedValue { $0.published(at: clock.now()) }
-                    item.done?(.success(()))
+                    for item in pending { item.done?(.success(())) }
                     break
                 } catch {
-                    let expired = clock.now() - item.madeAt >= options.publishTimeout
-                    if expired || Task.isCancelled {
-                        fail(item, because: "\(error)")
-                        break
-                    }
-                    logger.debug("cluster publish failed, retrying", metadata: ["error": "\(error)"])
+                    let now = clock.now()
+                    let closing = Task.isCancelled
+                    let expired = pending.filter { closing || now - $0.madeAt >= options.publishTimeout }
+                    for item in expired { fail(item, because: "\(error)") }
+                    pending.removeAll { closing || now - $0.madeAt >= options.publishTimeout }
+                    guard !pending.isEmpty else { break }
+                    logger.debug("cluster publish failed, retrying", metadata: ["error": "\(error)", "messages": "\(pending.count)"])
                     do { try await clock.sleep(delay) } catch {
-                        fail(item, because: "the adapter closed")
+                        for item in pending { fail(item, because: "the adapter closed") }
                         break
                     }
                     delay = min(delay * 2, .seconds(1))
