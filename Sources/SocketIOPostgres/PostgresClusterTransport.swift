@@ -210,8 +210,10 @@ public actor PostgresClusterTransport: ClusterTransport {
         receivers = [:]
         for task in receiving { task.cancel() }
         try? await connection?.close()
-        for task in receiving { await task.value }
+        // Closed before waiting: a receiver fetching an attachment or catching up from a
+        // database that stopped answering would otherwise hold the shutdown.
         await queries.close()
+        for task in receiving { await task.value }
         eventSink.finish()
     }
 }

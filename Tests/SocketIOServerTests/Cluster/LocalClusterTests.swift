@@ -231,4 +231,31 @@ struct LocalClusterTests {
             #expect(cluster.namespaces[0].missedClusterMessageCount == 1)  // injected to every server
         }
     }
+
+    /// A transport whose database is down.
+    struct UnreachableTransport: ClusterTransport {
+        struct Down: Error {}
+        func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws { throw Down() }
+        func publish(_ message: ClusterMessage) async throws { throw Down() }
+        func shutdown() async {}
+    }
+
+    @Test("a server whose cluster cannot be joined does not start: clusterUnavailable, and it can be started again")
+    func unreachableCluster() async throws {
+        var configuration = SocketIOServer.Configuration()
+        configuration.adapter = .cluster(UnreachableTransport())
+        let server = SocketIOServer(configuration: configuration)
+        _ = server.namespace("/")
+        await #expect(throws: SocketIOServerError.self) { _ = try await server.start(port: 0) }
+        // Back to idle: a second start is tried (and refused for the same reason), not "already started".
+        do {
+            _ = try await server.start(port: 0)
+            Issue.record("started without its cluster")
+        } catch {
+            guard case .clusterUnavailable = error else {
+                Issue.record("expected clusterUnavailable, got \(error)")
+                return
+            }
+        }
+    }
 }
