@@ -1,6 +1,7 @@
 @_exported public import SocketIOProtocol
 public import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import SwitchboardCore
 
 /// An embedded Socket.IO server (Engine.IO v4: HTTP long-polling, WebSocket and the upgrade
@@ -47,7 +48,11 @@ public final class SocketIOServer: Sendable {
         self.configuration = configuration
         let environment = ServerEnvironment(
             configuration: configuration,
-            clock: Timeline(configuration.clock),
+            // Deadlines (heartbeats, acks, recovery windows) as the event loops' timers with the
+            // real clock: no task sleeping per session.
+            clock: Timeline(configuration.clock, scheduler: { delay, action in
+                Timeline.eventLoopScheduler(MultiThreadedEventLoopGroup.singleton.next())(delay, action)
+            }),
             logger: logger,
             events: ConnectionEventHook()
         )

@@ -1,3 +1,5 @@
+package import NIOCore
+
 /// An injected clock reduced to what its users need: time elapsed since the timeline was made,
 /// and sleeping.
 ///
@@ -21,6 +23,15 @@ package struct Timeline: Sendable {
     /// keeps its own sleeping, so tests move deadlines by hand.
     package init(_ clock: any Clock<Duration>, scheduler: Scheduler? = nil) {
         self = Self.opening(clock, scheduler: clock is ContinuousClock ? scheduler : nil)
+    }
+
+    /// A scheduler running deadlines as `eventLoop`'s timers.
+    package static func eventLoopScheduler(_ eventLoop: any EventLoop) -> Scheduler {
+        { delay, action in
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { action() }
+            return { scheduled.cancel() }
+        }
     }
 
     private init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void, schedule: @escaping Scheduler) {

@@ -66,11 +66,7 @@ public final class Manager: Sendable {
         self.loopExecutor = EventLoopTaskExecutor(eventLoop)
         // Deadlines (ack timeouts, one per emitWithAck) as the event loop's timers, not a task
         // sleeping per ack: no thread woken to start and to cancel each one.
-        self.timeline = Timeline(configuration.clock) { delay, action in
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { action() }
-            return { scheduled.cancel() }
-        }
+        self.timeline = Timeline(configuration.clock, scheduler: Timeline.eventLoopScheduler(eventLoop))
         var logger = configuration.logger
         logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
         self.logger = logger

@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import SocketIOProtocol
+import SwitchboardCore
 
 /// What an engine reports to the socket layer, in order.
 enum EngineEvent: Sendable {
@@ -58,17 +59,21 @@ final class Engine: Sendable {
         var retired: (any EngineTransport)?
         /// The heartbeat/open timer, the generation it was armed for, and whether its deadline
         /// passed (a suspended process wakes with timers that have not fired yet).
-        var timer: (generation: Int, task: Task<Void, Never>, isDue: @Sendable () -> Bool)?
+        var timer: (generation: Int, cancel: @Sendable () -> Void, isDue: @Sendable () -> Bool)?
     }
 
     let configuration: Configuration
     let onEvent: @Sendable (EngineEvent) -> Void
     let inner: NIOLockedValueBox<Inner>
+    /// The heartbeat timer's clock: the event loop's timers with the real clock (no task
+    /// sleeping per connection), a sleeping task with a test clock.
+    private let timeline: Timeline
 
     init(configuration: Configuration, onEvent: @escaping @Sendable (EngineEvent) -> Void) {
         self.configuration = configuration
         self.onEvent = onEvent
         self.inner = NIOLockedValueBox(Inner(machine: EngineStateMachine(version: configuration.version)))
+        self.timeline = Timeline(configuration.clock, scheduler: configuration.eventLoop.map(Timeline.eventLoopScheduler))
     }
 
     /// The handshake, once open.
@@ -312,7 +317,7 @@ final class Engine: Sendable {
             }
             return (inner.transport, inner.probe, inner.timer)
         }
-        timer?.task.cancel()
+        timer?.cancel()
         return (transport, probe)
     }
 
@@ -323,23 +328,18 @@ final class Engine: Sendable {
     func armTimer(milliseconds: Int, generation: Int) {
         let clock = configuration.clock
         let isDue = Self.deadline(on: clock, after: .milliseconds(milliseconds))
-        let task = Task { [weak self] in
-            do {
-                try await clock.sleep(for: .milliseconds(milliseconds))
-            } catch {
-                return
-            }
+        let cancel = timeline.schedule(.milliseconds(milliseconds)) { [weak self] in
             self?.timerFired(generation: generation)
         }
         // Keep the newest generation: two threads may arm at once, and an older timer must not
         // replace a newer one (the state machine ignores stale generations, but a lost newer
         // timer would never fire).
-        let cancelled = inner.withLockedValue { inner -> Task<Void, Never>? in
-            if let current = inner.timer, current.generation > generation { return task }
-            defer { inner.timer = (generation, task, isDue) }
-            return inner.timer?.task
+        let cancelled = inner.withLockedValue { inner -> (@Sendable () -> Void)? in
+            if let current = inner.timer, current.generation > generation { return cancel }
+            defer { inner.timer = (generation, cancel, isDue) }
+            return inner.timer?.cancel
         }
-        cancelled?.cancel()
+        cancelled?()
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -1,13 +1,14 @@
 import NIOConcurrencyHelpers
 import SwitchboardCore
 
-/// One cancellable timer per kind, each a task sleeping on the injected clock.
+/// One cancellable timer per kind, on the injected clock's timeline (the event loops' timers with
+/// the real clock, a sleeping task with a test clock).
 ///
-/// Re-arming a kind cancels its previous task. Timers are armed when state changes (a ping, a
+/// Re-arming a kind cancels its previous timer. Timers are armed when state changes (a ping, a
 /// pong, an upgrade), never per packet.
 final class TimerSlots<Kind: Hashable & Sendable>: Sendable {
     private let clock: Timeline
-    private let tasks = NIOLockedValueBox<[Kind: Task<Void, Never>]>([:])
+    private let tasks = NIOLockedValueBox<[Kind: @Sendable () -> Void]>([:])
 
     init(clock: Timeline) {
         self.clock = clock
@@ -15,24 +16,16 @@ final class TimerSlots<Kind: Hashable & Sendable>: Sendable {
 
     /// Runs `fire` after `delay` unless `kind` is re-armed or cancelled first.
     func arm(_ kind: Kind, after delay: Duration, _ fire: @escaping @Sendable () -> Void) {
-        let clock = self.clock
-        let task = Task {
-            do {
-                try await clock.sleep(delay)
-            } catch {
-                return
-            }
-            fire()
-        }
+        let cancel = clock.schedule(delay, fire)
         let previous = tasks.withLockedValue { tasks in
-            defer { tasks[kind] = task }
+            defer { tasks[kind] = cancel }
             return tasks[kind]
         }
-        previous?.cancel()
+        previous?()
     }
 
     func cancel(_ kind: Kind) {
-        tasks.withLockedValue { $0.removeValue(forKey: kind) }?.cancel()
+        tasks.withLockedValue { $0.removeValue(forKey: kind) }?()
     }
 
     func cancelAll() {
@@ -40,6 +33,6 @@ final class TimerSlots<Kind: Hashable & Sendable>: Sendable {
             defer { tasks.removeAll() }
             return Array(tasks.values)
         }
-        for task in all { task.cancel() }
+        for cancel in all { cancel() }
     }
 }

@@ -80,9 +80,12 @@ struct FaultToleranceTests {
     }
 
     @Test func aStalledConnectionIsDetectedByPingTimeoutAndReplaced() async throws {
+        // A ping every second; 3 s to answer it: the server's heartbeat timers run on the event
+        // loops and keep time even when a starved test process answers late, and a pong later
+        // than the timeout would end the connection (as `transport close`) before the stall.
         let harness = try await EmbeddedHarness.start {
             $0.pingInterval = .seconds(1)
-            $0.pingTimeout = .seconds(1)
+            $0.pingTimeout = .seconds(3)
         }
         let proxy = try await FaultProxy.start(upstreamPort: harness.port)
         let manager = try Manager(url: URL(string: proxy.url)!, configuration: .quickReconnect())
