@@ -1,3 +1,4 @@
+import NIOCore
 import Logging
 import NIOConcurrencyHelpers
 import SocketIOProtocol
@@ -7,18 +8,26 @@ extension Manager {
     /// Starts following the network monitor, once (from the first session on).
     func watchNetworkIfNeeded() {
         guard let monitor = configuration.networkMonitor else { return }
-        let watch = Task { [weak self] in
-            for await path in monitor.paths() {
-                guard let self else { return }
-                self.pathChanged(path)
-            }
+        let claimed = inner.withLockedValue { inner -> Bool in
+            guard !inner.watchingNetwork else { return false }
+            inner.watchingNetwork = true
+            return true
         }
-        let redundant = inner.withLockedValue { inner -> Bool in
-            guard inner.networkWatch == nil else { return true }
-            inner.networkWatch = watch
+        guard claimed else { return }
+        // Each path is handed to the manager's event loop, in order: no task per manager
+        // waiting on the monitor, and the monitor's thread never runs the manager's work.
+        let eventLoop = self.eventLoop
+        let observation = monitor.observe { [weak self] path in
+            guard let manager = self else { return }
+            eventLoop.execute { manager.pathChanged(path) }
+        }
+        let stale = inner.withLockedValue { inner -> Bool in
+            // Closed while the observation started: nothing to watch for any more.
+            guard inner.watchingNetwork else { return true }
+            inner.networkWatch = observation
             return false
         }
-        if redundant { watch.cancel() }
+        if stale { observation.cancel() }
     }
 
     private func pathChanged(_ path: NetworkPath) {

@@ -44,7 +44,9 @@ public final class Manager: Sendable {
         /// The timer of the reconnection delay running now.
         var reconnectTimer: Task<Void, Never>?
         /// Follows ``Configuration/networkMonitor`` while a connection is wanted.
-        var networkWatch: Task<Void, Never>?
+        var networkWatch: NetworkObservation?
+        /// Set while a network observation runs or is being started.
+        var watchingNetwork = false
         /// The last path reported, to act on changes only.
         var lastPath: NetworkPath?
         /// The local address the open session's route leaves from (see ``RouteProbe``).
@@ -206,17 +208,19 @@ public final class Manager: Sendable {
     /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
     /// so the manager's `close` event is published here.
     private func closeEngine() {
-        let (engine, action, timers) = inner.withLockedValue { inner in
+        let (engine, action, timers, watch) = inner.withLockedValue { inner in
             defer {
                 inner.engine = nil
                 inner.reconnectTimer = nil
                 inner.networkWatch = nil
+                inner.watchingNetwork = false
                 inner.suspendTimer = nil
                 inner.lastPath = nil
             }
-            return (inner.engine, inner.machine.close(), [inner.reconnectTimer, inner.networkWatch, inner.suspendTimer])
+            return (inner.engine, inner.machine.close(), [inner.reconnectTimer, inner.suspendTimer], inner.networkWatch)
         }
         for timer in timers { timer?.cancel() }
+        watch?.cancel()
         engine?.close()
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.ioClientDisconnect)) }

@@ -14,6 +14,7 @@ final class AppleNetworkMonitor: NetworkMonitor, @unchecked Sendable {
     struct State: Sendable {
         var path: NetworkPath?
         var observers = ObserverSet<NetworkPath>()
+        var handlers = PathObservers()
     }
 
     let state = NIOLockedValueBox(State())
@@ -22,10 +23,14 @@ final class AppleNetworkMonitor: NetworkMonitor, @unchecked Sendable {
     private init() {
         monitor.pathUpdateHandler = { [state] nwPath in
             let path = Self.path(nwPath)
-            state.withLockedValue { state in
-                guard state.path != path else { return }
+            let changed: ([PathRelay], UInt64)? = state.withLockedValue { state in
+                guard state.path != path else { return nil }
                 state.path = path
                 state.observers.yield(path)
+                return (state.handlers.all, state.handlers.advance())
+            }
+            if let (relays, version) = changed {
+                for relay in relays { relay.deliver(path, version: version) }
             }
         }
         monitor.start(queue: DispatchQueue(label: "switchboard.network-monitor"))
@@ -33,6 +38,18 @@ final class AppleNetworkMonitor: NetworkMonitor, @unchecked Sendable {
 
     func paths() -> AsyncStream<NetworkPath> {
         observerStream(of: self, \.state, \.observers, initial: { $0.path })
+    }
+
+    func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation {
+        let (id, relay, path, version) = state.withLockedValue { state in
+            let (id, relay) = state.handlers.add(handler)
+            return (id, relay, state.path, state.handlers.version)
+        }
+        if let path { relay.deliver(path, version: version) }
+        return NetworkObservation { [weak self] in
+            self?.state.withLockedValue { _ = $0.handlers.remove(id) }
+            relay.cancel()
+        }
     }
 
     static func path(_ path: NWPath) -> NetworkPath {

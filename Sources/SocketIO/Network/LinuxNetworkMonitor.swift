@@ -17,6 +17,7 @@ final class LinuxNetworkMonitor: NetworkMonitor {
     struct State: Sendable {
         var path: NetworkPath?
         var observers = ObserverSet<NetworkPath>()
+        var handlers = PathObservers()
         var started = false
     }
 
@@ -30,6 +31,21 @@ final class LinuxNetworkMonitor: NetworkMonitor {
         }
         if start { startWatching() }
         return observerStream(of: self, \.state, \.observers, initial: { $0.path })
+    }
+
+    func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation {
+        let (start, id, relay, path, version) = state.withLockedValue { state in
+            defer { state.started = true }
+            if !state.started { state.path = Self.readPath() }
+            let (id, relay) = state.handlers.add(handler)
+            return (!state.started, id, relay, state.path, state.handlers.version)
+        }
+        if start { startWatching() }
+        if let path { relay.deliver(path, version: version) }
+        return NetworkObservation { [weak self] in
+            self?.state.withLockedValue { _ = $0.handlers.remove(id) }
+            relay.cancel()
+        }
     }
 
     // MARK: - Netlink
@@ -73,10 +89,14 @@ final class LinuxNetworkMonitor: NetworkMonitor {
 
     private func changed() {
         let path = Self.readPath()
-        state.withLockedValue { state in
-            guard state.path != path else { return }
+        let changed: ([PathRelay], UInt64)? = state.withLockedValue { state in
+            guard state.path != path else { return nil }
             state.path = path
             state.observers.yield(path)
+            return (state.handlers.all, state.handlers.advance())
+        }
+        if let (relays, version) = changed {
+            for relay in relays { relay.deliver(path, version: version) }
         }
     }
 

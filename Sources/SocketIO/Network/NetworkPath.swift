@@ -66,6 +66,12 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
 public protocol NetworkMonitor: Sendable {
     /// The current path, then each change, until the consumer stops iterating.
     func paths() -> AsyncStream<NetworkPath>
+
+    /// Calls `handler` with the current path, then with each change, in order, never two calls
+    /// at once, until the observation is cancelled. `handler` may run on any thread and must
+    /// return quickly. A default reads ``paths()``; a ``Manager`` uses this (no task per manager
+    /// with the built-in monitors).
+    func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation
 }
 
 /// The monitors that come with the library.
