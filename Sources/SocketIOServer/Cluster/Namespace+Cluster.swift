@@ -9,8 +9,9 @@ extension Namespace {
     /// heartbeat timeout (1 with the in-process adapter).
     public var serverCount: Int { cluster?.serverCount ?? 1 }
 
-    /// Returns once exactly `count` servers serve this namespace (this one included): for a
-    /// server that must not broadcast before the others are there, and for tests.
+    /// Returns once exactly `count` servers serve this namespace (this one included), or the
+    /// server stops: for a server that must not broadcast before the others are there, and for
+    /// tests. It waits as long as that takes; bound it with a timeout of your own.
     public func waitForServers(_ count: Int) async {
         guard let cluster else { return }
         await cluster.waitForServers(count)

@@ -91,16 +91,22 @@ final class NamespaceCluster: Sendable {
         }
         for task in running { task.cancel() }
         receiver.withLockedValue { $0 = nil }
+        // Nobody waits for servers of a namespace that left the cluster.
+        let waiting = countWaiters.withLockedValue { waiters in
+            defer { waiters.removeAll() }
+            return waiters.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     /// This server and every other one heard from within the heartbeat timeout.
     var serverCount: Int { state.withLockedValue { $0.serverCount } }
 
-    /// Returns once exactly `count` servers (this one included) are known.
+    /// Returns once exactly `count` servers (this one included) are known, or the adapter closed.
     func waitForServers(_ count: Int) async {
         await withCheckedContinuation { continuation in
             let ready = state.withLockedValue { state in
-                if state.serverCount == count { return true }
+                if state.serverCount == count || state.closed { return true }
                 countWaiters.withLockedValue { $0.append((count, continuation)) }
                 return false
             }

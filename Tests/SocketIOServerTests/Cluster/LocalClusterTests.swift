@@ -158,12 +158,15 @@ struct LocalClusterTests {
         }
     }
 
-    @Test("a server that stops says goodbye and is forgotten at once")
+    @Test("a server that stops says goodbye and is forgotten at once; its own waits for servers end")
     func goodbye() async throws {
         let (_, endpoints) = Self.bus(3)
         try await ClusterHarness.with(transports: endpoints) { cluster in
+            let stopping = cluster.namespaces[2]
+            let waiting = Task { await stopping.waitForServers(5) }  // five never come
             await cluster.servers[2].stop()
             try await withTimeout(5, "ADAPTER_CLOSE removes it") { await cluster.namespaces[0].waitForServers(2) }
+            try await withTimeout(5, "the stopped server's wait ends") { await waiting.value }
         }
     }
 
