@@ -21,11 +21,7 @@ struct BenchResult: Sendable {
 
     var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
 
-    func percentile(_ p: Double) -> Double {
-        guard !latencies.isEmpty else { return 0 }
-        let rank = Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1
-        return latencies[min(max(rank, 0), latencies.count - 1)]
-    }
+    func percentile(_ p: Double) -> Double { latencies.percentile(p) }
 
     var json: JSONValue {
         [
@@ -78,23 +74,8 @@ struct BenchResult: Sendable {
     /// The summary table: one column per client, rows aligned.
     static func table(target: String, columns: [(String, BenchResult)]) -> String {
         guard let first = columns.first?.1 else { return "" }
-        let names = first.rows.map(\.0)
-        let headers = ["metric"] + columns.map(\.0)
-        var cells = [headers]
-        for (index, name) in names.enumerated() {
-            cells.append([name] + columns.map { $0.1.rows[index].1 })
-        }
-        let widths = headers.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
-        func line(_ row: [String]) -> String {
-            row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: " │ ")
-        }
-        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
-        var lines = ["sio bench — \(target)", line(cells[0]), rule]
-        lines.append(contentsOf: cells.dropFirst().map(line))
-        return lines.joined(separator: "\n")
+        let rows = first.rows.indices.map { index in [first.rows[index].0] + columns.map { $0.1.rows[index].1 } }
+        return MetricTable.render(title: "sio bench — \(target)", headers: ["metric"] + columns.map(\.0), rows: rows)
     }
 
     private static func round(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

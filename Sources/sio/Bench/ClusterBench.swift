@@ -1,3 +1,4 @@
+import Harness
 import Foundation
 import Logging
 import SocketIO
@@ -26,11 +27,7 @@ struct ClusterBench: Sendable {
 
         var perSecond: Double { seconds > 0 ? Double(broadcasts) / seconds : 0 }
 
-        func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return 0 }
-            let rank = Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1
-            return latencies[min(max(rank, 0), latencies.count - 1)]
-        }
+        func percentile(_ p: Double) -> Double { latencies.percentile(p) }
 
         var json: JSONValue {
             [
@@ -67,8 +64,9 @@ struct ClusterBench: Sendable {
             servers.append(try await server.start(host: "127.0.0.1", port: 0))
         }
         for namespace in namespaces {
-            let ready: Void? = await withTimeLimit(.seconds(15)) { await namespace.waitForServers(count) }
-            guard ready != nil else { throw BenchError(description: "the servers did not find each other within 15 s") }
+            try await withDeadline(.seconds(15), onDeadline: { BenchError(description: "the servers did not find each other within 15 s") }) {
+                await namespace.waitForServers(count)
+            }
         }
         var sockets: [SocketIO.Socket] = []
         for server in servers {
@@ -87,8 +85,9 @@ struct ClusterBench: Sendable {
         for socket in sockets { socket.on("tick") { _ in countdown.tick() } }
         let started = ContinuousClock.now
         for index in 0..<broadcasts { source.emit("tick", .number(Double(index))) }
-        let outcome = await withTimeLimit(.seconds(120)) { await countdown.wait() }
-        guard case .some(.none) = outcome else { throw BenchError(description: "not every broadcast arrived within 120 s") }
+        try await withDeadline(.seconds(120), onDeadline: { BenchError(description: "not every broadcast arrived within 120 s") }) {
+            if let reason = await countdown.wait() { throw BenchError(description: reason) }
+        }
         let seconds = BenchRunner.seconds(ContinuousClock.now - started)
 
         // Latency: one probe at a time, to the last server's client.
@@ -114,30 +113,10 @@ struct ClusterBench: Sendable {
             ("latency p99", { String(format: "%.3f ms", $0.percentile(99)) }),
             ("latency max", { String(format: "%.3f ms", $0.latencies.last ?? 0) }),
         ]
-        var cells = [["metric"] + results.map(\.label)]
-        for (name, value) in rows { cells.append([name] + results.map(value)) }
-        let widths = cells[0].indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
-        let lines = cells.map { row in
-            row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: " │ ")
-        }
-        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
-        return (["sio bench --cluster — one process, a client of ours per server", lines[0], rule] + lines.dropFirst()).joined(separator: "\n")
-    }
-}
-
-/// Runs `body`; `nil` when it did not finish within `limit` (it is cancelled).
-func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+        return MetricTable.render(
+            title: "sio bench --cluster — one process, a client of ours per server",
+            headers: ["metric"] + results.map(\.label),
+            rows: rows.map { name, value in [name] + results.map(value) }
+        )
     }
 }
