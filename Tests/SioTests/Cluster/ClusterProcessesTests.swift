@@ -15,16 +15,8 @@ struct ClusterProcessesTests {
     @Test("broadcasts, rooms, socketsJoin/fetchSockets/disconnectSockets, server-side emits, acks and a 100 KB binary broadcast cross the servers")
     func threeServers() async throws {
         guard let sio = SioBinary.orSkip("threeServers"), let server = try PostgresDatabase.serverURL(for: "threeServers") else { return }
-        let database = try await PostgresDatabase.create(on: server)
-        let cluster = try await ServeCluster.start(3, sio: sio, database: database)
-        do {
+        try await ServeCluster.with(3, sio: sio, on: server) { cluster, database in
             try await Self.exercise(cluster, database: database)
-            await cluster.stop()
-            await database.drop()
-        } catch {
-            await cluster.stop()
-            await database.drop()
-            throw error
         }
     }
 
@@ -108,11 +100,8 @@ struct ClusterProcessesTests {
     @Test("a killed server is forgotten after the heartbeat timeout; requests stop waiting for it")
     func killedServer() async throws {
         guard let sio = SioBinary.orSkip("killedServer"), let server = try PostgresDatabase.serverURL(for: "killedServer") else { return }
-        let database = try await PostgresDatabase.create(on: server)
-        let cluster = try await ServeCluster.start(
-            3, sio: sio, database: database, extra: ["--cluster-heartbeat-interval", "300", "--cluster-heartbeat-timeout", "1500"]
-        )
-        do {
+        let extra = ["--cluster-heartbeat-interval", "300", "--cluster-heartbeat-timeout", "1500"]
+        try await ServeCluster.with(3, sio: sio, on: server, extra: extra) { cluster, _ in
             cluster.processes[2].signal(SIGKILL)
             _ = await cluster.processes[2].exit()
             for process in cluster.processes.prefix(2) {
@@ -120,12 +109,6 @@ struct ClusterProcessesTests {
             }
             let answers = try await cluster.sockets[0].emitWithAck("ask-servers", "still there?")
             #expect(answers.first?.arrayValue?.count == 1, "\(answers)")
-            await cluster.stop()
-            await database.drop()
-        } catch {
-            await cluster.stop()
-            await database.drop()
-            throw error
         }
     }
 
@@ -134,9 +117,7 @@ struct ClusterProcessesTests {
         guard let sio = SioBinary.orSkip("restartDuringStream"),
               let postgres = try await PrivatePostgres.start(for: "restartDuringStream") else { return }
         do {
-            let database = try await PostgresDatabase.create(on: postgres.url)
-            let cluster = try await ServeCluster.start(3, sio: sio, database: database)
-            do {
+            try await ServeCluster.with(3, sio: sio, on: postgres.url) { cluster, _ in
                 let receivers = [cluster.sockets[1], cluster.sockets[2]].map { $0.events(named: "broadcast") }
                 let sender = cluster.sockets[0]
                 for index in 0..<100 { _ = try await sender.emitWithAck("broadcast", .number(Double(index))) }
@@ -153,10 +134,6 @@ struct ClusterProcessesTests {
                 for process in cluster.processes {
                     #expect(!process.stderr.contains("cluster messages lost"), "\(process.stderr)")
                 }
-                await cluster.stop()
-            } catch {
-                await cluster.stop()
-                throw error
             }
             await postgres.stop()
         } catch {

@@ -97,6 +97,34 @@ struct ServeCluster: Sendable {
         return ServeCluster(processes: processes, urls: urls, managers: managers, sockets: sockets)
     }
 
+    /// A fresh database on the server at `serverURL`, `count` servers on it; runs `body`, then
+    /// stops the servers and drops the database, also when `body` throws.
+    static func with(
+        _ count: Int,
+        sio: String,
+        on serverURL: String,
+        extra: [String] = [],
+        _ body: (ServeCluster, PostgresDatabase) async throws -> Void
+    ) async throws {
+        let database = try await PostgresDatabase.create(on: serverURL)
+        let cluster: ServeCluster
+        do {
+            cluster = try await start(count, sio: sio, database: database, extra: extra)
+        } catch {
+            await database.drop()
+            throw error
+        }
+        do {
+            try await body(cluster, database)
+        } catch {
+            await cluster.stop()
+            await database.drop()
+            throw error
+        }
+        await cluster.stop()
+        await database.drop()
+    }
+
     /// Stops the clients and the servers (SIGTERM, then waits).
     func stop() async {
         for manager in managers { await manager.close() }
