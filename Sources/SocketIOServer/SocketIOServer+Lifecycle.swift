@@ -1,7 +1,6 @@
 public import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -53,23 +52,11 @@ extension SocketIOServer {
         let app = Application(
             responder: EngineResponder(core: core),
             server: HTTPServerBuilder { responder in
-                GuardedChildChannel(
-                    base: HTTP1WebSocketUpgradeChannel(
-                        responder: responder,
-                        configuration: .init(
-                            http1: .init(idleTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout)))),
-                            ws: WebSocketServerConfiguration(
-                                maxFrameSize: configuration.maxPayload,
-                                autoPing: .disabled,
-                                closeTimeout: .seconds(5)
-                            )
-                        ),
-                        shouldUpgrade: { @Sendable (head: HTTPRequest, channel: any Channel, _: Logger) in
-                            core.shouldUpgrade(head, channel: channel)
-                        }
-                    ),
-                    timeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout))),
-                    unfinished: core.unfinished
+                EngineChildChannel(
+                    responder: responder,
+                    core: core,
+                    idleTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout))),
+                    headTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout)))
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
@@ -135,6 +122,9 @@ extension SocketIOServer {
         // `UnfinishedRequests`), and one of them would otherwise hold `stop()` forever.
         await core.namespaces.stopClusters()
         core.closeAll()
+        // Upgraded connections are served by their handlers, not by the server's task: wait
+        // for their close frames to go out and the connections to close.
+        await core.webSockets.closed(within: Self.gracefulShutdownLimit)
         guard let running else { return }
         await running.group.triggerGracefulShutdown()
         await withTaskGroup(of: Void.self) { waiting in

@@ -11,6 +11,8 @@ final class ServerCore: Sendable {
     let plain: PlainWebSocketEndpoint
     /// Connections that have not sent a complete request head yet.
     let unfinished = UnfinishedRequests()
+    /// Upgraded WebSocket connections, until they close.
+    let webSockets = OpenWebSockets()
     /// Raw Engine.IO endpoints (``SocketIOServer/engineIO(at:onConnection:)``): path → what
     /// gets each new socket.
     let rawMounts = NIOLockedValueBox<[String: @Sendable (EngineIOSocket) -> Void]>([:])

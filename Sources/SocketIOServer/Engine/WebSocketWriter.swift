@@ -10,8 +10,8 @@ import NIOCore
 /// lets that count grow past ``limit`` and is disconnected instead of growing memory. Nobody
 /// waits on a slow client: a send never blocks, it only queues or fails.
 ///
-/// Frames are written below HummingbirdWebSocket's own handler (which keeps answering pings and
-/// running the close handshake), as ready-made WebSocket bytes (``WebSocketFraming``).
+/// Frames are written at the front of the pipeline, as ready-made WebSocket bytes
+/// (``WebSocketFraming``); ``ServerWebSocketHandler`` answers pings and the client's close.
 final class WebSocketWriter: Sendable {
     private enum SendOutcome {
         case queued(schedule: Bool)
@@ -34,7 +34,7 @@ final class WebSocketWriter: Sendable {
     private let output: NIOLoopBound<RawOutputHandler>
     private let onOverflow: @Sendable () -> Void
 
-    /// Installs the writer on an upgraded channel (call from any thread, once).
+    /// Installs the writer on an upgraded channel; call on the channel's event loop, once.
     ///
     /// - Parameter onOverflow: called once when the client fell `limit` bytes behind (the
     ///   connection is then being closed).
@@ -42,12 +42,10 @@ final class WebSocketWriter: Sendable {
         on channel: any Channel,
         limit: Int,
         onOverflow: @escaping @Sendable () -> Void = {}
-    ) async throws -> WebSocketWriter {
-        try await channel.eventLoop.submit {
-            let handler = RawOutputHandler()
-            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
-            return WebSocketWriter(channel: channel, handler: handler, limit: limit, onOverflow: onOverflow)
-        }.get()
+    ) throws -> WebSocketWriter {
+        let handler = RawOutputHandler()
+        try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        return WebSocketWriter(channel: channel, handler: handler, limit: limit, onOverflow: onOverflow)
     }
 
     private init(channel: any Channel, handler: RawOutputHandler, limit: Int, onOverflow: @escaping @Sendable () -> Void) {

@@ -1,7 +1,3 @@
-import Hummingbird
-import HummingbirdCore
-import HummingbirdWebSocket
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -140,33 +136,5 @@ final class RequestHeadGuardHandler: ChannelInboundHandler, RemovableChannelHand
             }
         }
         return false
-    }
-}
-
-/// Hummingbird's HTTP/1 + WebSocket child channel with a ``RequestHeadGuardHandler`` in front.
-struct GuardedChildChannel: ServerChildChannel {
-    typealias Value = HTTP1WebSocketUpgradeChannel.Value
-
-    let base: HTTP1WebSocketUpgradeChannel
-    let timeout: TimeAmount
-    let unfinished: UnfinishedRequests
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            try channel.pipeline.syncOperations.addHandler(
-                RequestHeadGuardHandler(timeout: timeout, unfinished: unfinished), position: .first)
-            return value
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        let id = ObjectIdentifier(value.channel)
-        let unfinished = self.unfinished
-        var quietWhenClosedOnPurpose = logger
-        quietWhenClosedOnPurpose.handler = DeliberateCloseLogHandler(base: logger.handler) {
-            unfinished.wasClosedOnPurpose(id)
-        }
-        await base.handle(value: value, logger: quietWhenClosedOnPurpose)
-        unfinished.finished(id)
     }
 }

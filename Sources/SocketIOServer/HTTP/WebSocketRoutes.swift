@@ -1,21 +1,29 @@
 import Foundation
-import Hummingbird
-import HummingbirdWebSocket
+import HTTPTypes
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import SocketIOProtocol
 import SwitchboardCore
 
 extension ServerCore {
-    typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+    /// What an accepted WebSocket upgrade serves.
+    enum WebSocketTarget: Sendable {
+        /// A WebSocket-only Engine.IO session.
+        case session(RequestInfo, mount: String, version: EngineIOVersion, base64: Bool)
+        /// A WebSocket taking over a polling session.
+        case upgrade(EngineSession)
+        /// The plain WebSocket endpoint.
+        case plain(RequestInfo)
+    }
 
     /// Decides a WebSocket upgrade: a WebSocket-only Engine.IO session, the upgrade of a polling
-    /// session (with its `sid`), or the plain endpoint. Anything else gets 400.
-    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<UpgradeHandler> {
+    /// session (with its `sid`), or the plain endpoint; `nil` refuses it (400).
+    func webSocketTarget(for head: HTTPRequest, channel: any Channel) -> WebSocketTarget? {
         let configuration = environment.configuration
         let (path, rawQuery) = EngineQuery.split(head.path ?? "/")
         let cors = CORSDecision(policy: configuration.allowedOrigins, origin: head.headerFields[.origin])
-        if case .refuse = cors { return .dontUpgrade }
+        if case .refuse = cors { return nil }
         let query = EngineQuery(rawQuery)
         let request = RequestInfo(
             headers: Self.headerDictionary(head.headerFields),
@@ -29,88 +37,94 @@ extension ServerCore {
             let version: EngineIOVersion = query.eio == "4" ? .v4 : .v3
             guard query.transport == "websocket", version == .v4 || configuration.allowEIO3,
                   configuration.transports.contains(.websocket) else {
-                return .dontUpgrade
+                return nil
             }
             if let sid = query.sid {
-                guard let session = sessions[sid], session.mount == mount, session.version == version, session.canUpgrade else { return .dontUpgrade }
-                return .upgrade([:]) { inbound, _, _ in
-                    try await self.onConnectionLoop(channel) {
-                        try await self.serveUpgrade(of: session, inbound: inbound, channel: channel)
-                    }
-                }
+                guard let session = sessions[sid], session.mount == mount, session.version == version, session.canUpgrade else { return nil }
+                return .upgrade(session)
             }
-            // A session cap refuses it: the upgrade is refused (the WebSocket library answers a
-            // refused upgrade itself, 400 with no body; a polling handshake gets the JSON 403).
-            if sessions.admits(address: request.address, limits: sessionLimits) != nil { return .dontUpgrade }
-            return .upgrade([:]) { inbound, _, _ in
-                try await self.onConnectionLoop(channel) {
-                    try await self.serveWebSocketSession(
-                        inbound: inbound, channel: channel, request: request, mount: mount, version: version, base64: query.parameters["b64"] == "1"
-                    )
-                }
-            }
+            // A session cap refuses it: the upgrade is refused (400 with no body; a polling
+            // handshake gets the JSON 403).
+            if sessions.admits(address: request.address, limits: sessionLimits) != nil { return nil }
+            return .session(request, mount: mount, version: version, base64: query.parameters["b64"] == "1")
         }
         if let plainPath = configuration.plainWebSocketPath, path == plainPath {
-            return .upgrade([:]) { inbound, _, _ in
-                try await self.plain.serve(inbound: inbound, channel: channel, request: request)
+            return .plain(request)
+        }
+        return nil
+    }
+
+    /// Serves an upgraded connection from its handlers: the writer at the front of the
+    /// pipeline, ``ServerWebSocketHandler`` after NIO's frame decoder, the messages handed to
+    /// the session in order by an ``InboundPump``. Call on the channel's event loop, right after
+    /// the upgrade. The session is opened (or takes over the polling one) in the pump's task:
+    /// nothing of the session or the application runs on the event loop.
+    func attach(_ target: WebSocketTarget, to channel: any Channel) throws {
+        let configuration = environment.configuration
+        webSockets.add(channel)
+        let writer = try WebSocketWriter.install(on: channel, limit: configuration.maxQueuedBytes)
+        let inbound: any WebSocketInbound
+        switch target {
+        case .plain(let request):
+            let mailbox = MessageMailbox(reading: .autoRead(of: channel))
+            plain.serve(mailbox, writer: writer, request: request)
+            inbound = mailbox
+        case .upgrade(let session):
+            let slot = NIOLockedValueBox<EngineSession?>(session)
+            let pump = sessionPump(slot, writer: writer, channel: channel)
+            pump.start {
+                guard session.upgradeRequested(by: writer) else {
+                    slot.withLockedValue { $0 = nil }
+                    writer.close()
+                    return
+                }
             }
+            inbound = pump
+        case .session(let request, let mount, let version, let base64):
+            let slot = NIOLockedValueBox<EngineSession?>(nil)
+            let pump = sessionPump(slot, writer: writer, channel: channel)
+            pump.start {
+                let sid = Identifiers.make()
+                do {
+                    // Registered first (a cap may refuse it, when another took the last place
+                    // since the upgrade was decided); the open frame is written before the
+                    // application starts, so nothing it sends can precede it.
+                    let session = try self.openSession(
+                        sid: sid, mount: mount, version: version, base64: base64, webSocket: writer, request: request,
+                        sendingFirst: self.openFrame(sid: sid, transport: .websocket)
+                    )
+                    slot.withLockedValue { $0 = session }
+                } catch {
+                    writer.close()
+                }
+            }
+            inbound = pump
         }
-        return .dontUpgrade
+        try channel.pipeline.syncOperations.addHandler(
+            ServerWebSocketHandler(maxMessageSize: configuration.maxPayload, inbound: inbound))
     }
 
-    /// Runs `body` preferring `channel`'s event loop when ``SocketIOServer/Configuration/handlersOnEventLoop``
-    /// asks for it (reading, decoding, handlers and their writes on one thread), else as it is.
-    private func onConnectionLoop(_ channel: any Channel, _ body: () async throws -> Void) async throws {
-        guard environment.configuration.handlersOnEventLoop else { return try await body() }
-        try await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) { try await body() }
-    }
-
-    /// A WebSocket-only session: the `open` frame, then every message until the socket closes.
-    private func serveWebSocketSession(
-        inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo, mount: String, version: EngineIOVersion, base64: Bool
-    ) async throws {
-        let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
-        let sid = Identifiers.make()
-        let session: EngineSession
-        do {
-            // Registered first (a cap may refuse it, when another took the last place since the
-            // upgrade was decided), but nothing can be sent before the open frame: the
-            // application starts below, after it.
-            session = try openSession(
-                sid: sid, mount: mount, version: version, base64: base64, webSocket: writer, request: request,
-                sendingFirst: openFrame(sid: sid, transport: .websocket)
-            )
-        } catch {
-            writer.close()
-            return
-        }
-        await read(inbound, into: session, from: writer)
-    }
-
-    /// A WebSocket taking over a polling session: probe, upgrade, then every message.
-    private func serveUpgrade(of session: EngineSession, inbound: WebSocketInboundStream, channel: any Channel) async throws {
-        let writer = try await WebSocketWriter.install(on: channel, limit: environment.configuration.maxQueuedBytes)
-        guard session.upgradeRequested(by: writer) else {
-            writer.close()
-            return
-        }
-        await read(inbound, into: session, from: writer)
-    }
-
-    private func read(_ inbound: WebSocketInboundStream, into session: EngineSession, from writer: WebSocketWriter) async {
-        do {
-            for try await message in inbound.messages(maxSize: environment.configuration.maxPayload) {
+    /// Hands `writer`'s messages to the session in `slot` (none: the session was refused or
+    /// the upgrade abandoned), on the connection's event loop only when
+    /// ``SocketIOServer/Configuration/handlersOnEventLoop`` asks for it (reading, decoding,
+    /// handlers and their writes on one thread).
+    private func sessionPump(_ slot: NIOLockedValueBox<EngineSession?>, writer: WebSocketWriter, channel: any Channel) -> InboundPump {
+        InboundPump(
+            reading: .autoRead(of: channel),
+            executor: environment.configuration.handlersOnEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil,
+            deliver: { message in
+                guard let session = slot.withLockedValue({ $0 }) else { return }
                 switch message {
                 case .text(let text):
                     await session.receive(text: text, from: writer)
                 case .binary(let buffer):
                     await session.receive(binary: Data(buffer.readableBytesView), from: writer)
                 }
+            },
+            finish: { reason in
+                slot.withLockedValue { $0 }?.webSocketEnded(writer, reason: reason)
+                writer.close()
             }
-            session.webSocketEnded(writer, reason: .transportClose)
-        } catch {
-            session.webSocketEnded(writer, reason: .transportError("\(error)"))
-        }
-        writer.close()
+        )
     }
 }

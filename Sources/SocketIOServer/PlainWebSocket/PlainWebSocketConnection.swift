@@ -1,5 +1,4 @@
 public import Foundation
-import HummingbirdWebSocket
 import NIOCore
 
 /// One connection to the plain WebSocket endpoint (``SocketIOServer/Configuration/plainWebSocketPath``).
@@ -68,14 +67,14 @@ public enum PlainWebSocketMessage: Sendable, Hashable {
 public struct PlainWebSocketMessages: AsyncSequence, Sendable {
     public typealias Element = PlainWebSocketMessage
 
-    let base: WebSocketInboundMessageStream
+    let mailbox: MessageMailbox
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: WebSocketInboundMessageStream.AsyncIterator
+        let mailbox: MessageMailbox
 
         public mutating func next() async throws -> PlainWebSocketMessage? {
-            guard let message = try await base.next() else { return nil }
-            switch message {
+            switch await mailbox.next() {
+            case nil: return nil
             case .text(let text): return .text(text)
             case .binary(let buffer): return .binary(Data(buffer.readableBytesView))
             }
@@ -83,7 +82,7 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator())
+        AsyncIterator(mailbox: mailbox)
     }
 }
 

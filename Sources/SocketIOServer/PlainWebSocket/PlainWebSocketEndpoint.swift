@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import HummingbirdWebSocket
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -22,31 +21,33 @@ final class PlainWebSocketEndpoint: Sendable {
         handler.withLockedValue { $0 = newHandler }
     }
 
-    func serve(inbound: WebSocketInboundStream, channel: any Channel, request: RequestInfo) async throws {
-        let configuration = environment.configuration
-        let writer = try await WebSocketWriter.install(on: channel, limit: configuration.maxQueuedBytes)
-        let connection = PlainWebSocketConnection(
-            id: Identifiers.make(),
-            request: request,
-            messages: PlainWebSocketMessages(base: inbound.messages(maxSize: configuration.maxPayload)),
-            writer: writer
-        )
-        connections.withLockedValue { $0[connection.id] = connection }
-        if stopping.withLockedValue({ $0 }) { connection.close() }
-        environment.events.emit(.plainWebSocketOpened(id: connection.id, address: request.address))
-        defer {
-            connections.withLockedValue { _ = $0.removeValue(forKey: connection.id) }
-            environment.events.emit(.plainWebSocketClosed(id: connection.id))
-            writer.close()
-        }
-        do {
-            if let handler = handler.withLockedValue({ $0 }) {
-                try await handler(connection)
-            } else {
-                try await Self.echo(connection)
+    /// Serves one upgraded connection in a task of its own (never on the event loop):
+    /// registers it and runs the app's handler (or the echo) until it returns or the client goes.
+    func serve(_ mailbox: MessageMailbox, writer: WebSocketWriter, request: RequestInfo) {
+        Task {
+            let connection = PlainWebSocketConnection(
+                id: Identifiers.make(),
+                request: request,
+                messages: PlainWebSocketMessages(mailbox: mailbox),
+                writer: writer
+            )
+            connections.withLockedValue { $0[connection.id] = connection }
+            if stopping.withLockedValue({ $0 }) { connection.close() }
+            environment.events.emit(.plainWebSocketOpened(id: connection.id, address: request.address))
+            defer {
+                connections.withLockedValue { _ = $0.removeValue(forKey: connection.id) }
+                environment.events.emit(.plainWebSocketClosed(id: connection.id))
+                writer.close()
             }
-        } catch {
-            environment.logger.debug("plain WebSocket ended", metadata: ["socketio.error": "\(error)"])
+            do {
+                if let handler = handler.withLockedValue({ $0 }) {
+                    try await handler(connection)
+                } else {
+                    try await Self.echo(connection)
+                }
+            } catch {
+                environment.logger.debug("plain WebSocket ended", metadata: ["socketio.error": "\(error)"])
+            }
         }
     }
 

@@ -41,13 +41,16 @@ struct UpgradeTests {
 
     @Test("no 5 within upgradeTimeout: the probe closes, the session stays on polling")
     func upgradeTimeout() async throws {
-        try await DemoServer.with({ $0.upgradeTimeout = .milliseconds(200) }) { demo in
+        // The test clock: the probe answers however loaded the machine, then the timeout passes.
+        let clock = ManualClock()
+        try await DemoServer.with({ $0.upgradeTimeout = .seconds(10); $0.clock = clock }) { demo in
             let client = try await PollingClient.open(port: demo.port)
             try await client.post(["40"])
             _ = try await client.receive(1)
             let ws = try await RawWebSocket.open(port: demo.port, target: "/socket.io/?EIO=4&transport=websocket&sid=\(client.sid)")
             try ws.send(text: "2probe")
             #expect(try await ws.nextText() == "3probe")
+            clock.advance(by: .seconds(10))
             try await ws.waitForClose()
             try await client.post([#"42["echo","still polling"]"#])
             #expect(try await client.receive(1) == [#"42["echo","still polling"]"#])

@@ -59,8 +59,14 @@ final class RawWebSocket: Sendable {
         try send(opcode: 0x8, payload: [0x03, 0xE8])
     }
 
-    func send(opcode: UInt8, payload: [UInt8]) throws {
-        var frame: [UInt8] = [0x80 | opcode]
+    /// Sends one frame; `fin: false` for a fragment, `reserved` for the RSV bits (0x70).
+    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0) throws {
+        try connection.write(Self.frame(opcode: opcode, payload: payload, fin: fin, reserved: reserved))
+    }
+
+    /// A masked client frame's bytes.
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | reserved | opcode]
         switch payload.count {
         case ..<126:
             frame.append(0x80 | UInt8(payload.count))
@@ -74,35 +80,40 @@ final class RawWebSocket: Sendable {
         let mask: [UInt8] = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
         for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }
-        try connection.write(frame)
+        return frame
     }
 
-    /// The next data or close message (pings are skipped).
+    /// The next data or close message (pings and pongs are skipped).
     func next() async throws -> Message {
         while true {
-            let (opcode, payload) = try await connection.read { bytes -> ((UInt8, [UInt8]), consumed: Int)? in
-                guard bytes.count >= 2 else { return nil }
-                let opcode = bytes[0] & 0x0F
-                var length = Int(bytes[1] & 0x7F)
-                var offset = 2
-                if length == 126 {
-                    guard bytes.count >= 4 else { return nil }
-                    length = Int(bytes[2]) << 8 | Int(bytes[3])
-                    offset = 4
-                } else if length == 127 {
-                    guard bytes.count >= 10 else { return nil }
-                    length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
-                    offset = 10
-                }
-                guard bytes.count >= offset + length else { return nil }
-                return ((opcode, Array(bytes[offset..<(offset + length)])), offset + length)
-            }
+            let (opcode, payload) = try await nextFrame()
             switch opcode {
             case 0x1: return .text(String(decoding: payload, as: UTF8.self))
             case 0x2: return .binary(payload)
             case 0x8: return .close(payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil)
             default: continue
             }
+        }
+    }
+
+    /// The next frame, whatever it is: its opcode and payload.
+    func nextFrame() async throws -> (opcode: UInt8, payload: [UInt8]) {
+        try await connection.read { bytes -> ((UInt8, [UInt8]), consumed: Int)? in
+            guard bytes.count >= 2 else { return nil }
+            let opcode = bytes[0] & 0x0F
+            var length = Int(bytes[1] & 0x7F)
+            var offset = 2
+            if length == 126 {
+                guard bytes.count >= 4 else { return nil }
+                length = Int(bytes[2]) << 8 | Int(bytes[3])
+                offset = 4
+            } else if length == 127 {
+                guard bytes.count >= 10 else { return nil }
+                length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                offset = 10
+            }
+            guard bytes.count >= offset + length else { return nil }
+            return ((opcode, Array(bytes[offset..<(offset + length)])), offset + length)
         }
     }
 

@@ -1,0 +1,147 @@
+import HTTPTypes
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// Every connection the server accepts: HTTP/1.1 (polling and the other routes, answered by
+/// Hummingbird), or a WebSocket upgrade served from channel handlers.
+///
+/// An upgraded connection holds no task: ``ServerWebSocketHandler`` turns frames into messages
+/// on the event loop and an ``InboundPump`` runs a task only while messages wait. (Hummingbird's
+/// WebSocket channel keeps a task per connection with a task group under it, about 16 KB of task
+/// stacks per idle WebSocket.) A ``RequestHeadGuardHandler`` sits in front of every connection.
+struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        /// Upgraded: the pipeline serves it from here on.
+        case webSocket
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// An upgrade was asked for and refused: answered with 400.
+        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let core: ServerCore
+    /// How long a kept-alive HTTP connection may sit idle.
+    let idleTimeout: Duration?
+    /// How long a connection may take to send its first request head.
+    let headTimeout: TimeAmount
+
+    init(responder: @escaping HTTPChannelHandler.Responder, core: ServerCore, idleTimeout: Duration?, headTimeout: TimeAmount) {
+        self.responder = Self.redirectingLateUpgrades(responder)
+        self.core = core
+        self.idleTimeout = idleTimeout
+        self.headTimeout = headTimeout
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let core = self.core
+            let idleTimeout = self.idleTimeout
+            let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let target = NIOLoopBoundBox<ServerCore.WebSocketTarget?>(nil, eventLoop: channel.eventLoop)
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: min(core.environment.configuration.maxPayload, Int(UInt32.max)),
+                shouldUpgrade: { channel, head in
+                    upgradeAttempted.value = true
+                    guard let request = try? HTTPRequest(head, secure: false, splitCookie: false),
+                          let decided = core.webSocketTarget(for: request, channel: channel) else {
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    target.value = decided
+                    return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard let decided = target.value else { throw ChannelError.inappropriateOperationForState }
+                        target.value = nil
+                        try core.attach(decided, to: channel)
+                        return UpgradeResult.webSocket
+                    }
+                }
+            )
+            let upgrades = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
+                        let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true)
+                        )
+                        return upgradeAttempted.value ? .failedUpgrade(http) : .notUpgraded(http)
+                    }
+                }
+            )
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: upgrades)
+            configuration.enablePipelining = false  // NIOAsyncChannel takes one request at a time
+            configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
+            configuration.enableResponseHeaderValidation = false  // HTTPTypes validates them
+            let upgradeResult = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            try channel.pipeline.syncOperations.addHandler(
+                RequestHeadGuardHandler(timeout: headTimeout, unfinished: core.unfinished), position: .first)
+            return Value(upgradeResult: upgradeResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        let id = ObjectIdentifier(value.channel)
+        let unfinished = core.unfinished
+        var logger = logger
+        logger.handler = DeliberateCloseLogHandler(base: logger.handler) { unfinished.wasClosedOnPurpose(id) }
+        do {
+            switch try await value.upgradeResult.get() {
+            case .webSocket:
+                break  // its handlers serve it; nothing waits here
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .failedUpgrade(let http):
+                logger.debug("WebSocket upgrade refused")
+                await Self.refuseUpgrade(http, logger: logger)
+            }
+        } catch let error as ChannelError where error == .inputClosed {
+            logger.trace("the connection closed before its request")
+        } catch {
+            logger.error("the connection ended before its request was served", metadata: ["error.type": "\(error)"])
+        }
+        unfinished.finished(id)
+    }
+
+    /// 400 with no body, and the connection closed.
+    private static func refuseUpgrade(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
+        do {
+            try await http.executeThenClose { _, outbound in
+                let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+            }
+        } catch {
+            logger.trace("could not answer a refused upgrade", metadata: ["error.type": "\(error)"])
+        }
+    }
+
+    /// NIO upgrades only a connection's first request: a later request asking for a WebSocket
+    /// is redirected to its own URL with the connection closed, so the client asks again on a
+    /// fresh one.
+    private static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        struct RedirectCloseError: Error {}
+        return { request, writer, channel in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                return try await responder(request, writer, channel)
+            }
+            var location = request.uri.path
+            if let query = request.uri.query { location += "?\(query)" }
+            let response = HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location])
+            try await writer.writeResponse(response)
+            throw RedirectCloseError()
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import NIOCore
+import NIOWebSocket
+
+/// Where an upgraded connection's messages go. Called on the channel's event loop.
+protocol WebSocketInbound: AnyObject, Sendable {
+    /// A complete message, in order.
+    func received(_ message: WebSocketMessage)
+    /// The connection ended (once, after the last message): the client closed it, broke a
+    /// rule, or the transport failed.
+    func ended(_ reason: EngineCloseReason)
+}
+
+/// The server's end of an upgraded WebSocket, on the connection's event loop: frames become
+/// messages (``WebSocketMessageAssembler``), pings are answered, a client's close is answered and
+/// the connection closed; no task per connection.
+///
+/// Sits after NIO's frame decoder; messages out are written by ``WebSocketWriter`` at the front
+/// of the pipeline.
+final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private var assembler: WebSocketMessageAssembler
+    private let inbound: any WebSocketInbound
+    private var ended = false
+
+    init(maxMessageSize: Int, inbound: any WebSocketInbound) {
+        self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize)
+        self.inbound = inbound
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch assembler.receive(unwrapInboundIn(data)) {
+        case .none:
+            break
+        case .deliver(let message):
+            inbound.received(message)
+        case .pong(let payload):
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        case .peerClosed(let code):
+            end(.transportClose)
+            // Answer with the client's status (RFC 6455 §5.5.1), then close.
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            if let code { payload.writeInteger(code) }
+            close(context, payload: payload)
+        case .fail(let code, let reason):
+            end(.transportError(reason))
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            payload.writeInteger(code)
+            close(context, payload: payload)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client shut its side without a close frame (half-closure is allowed on the
+        // server's connections): nothing more can arrive.
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            end(.transportClose)
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        end(.transportError("\(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end(.transportClose)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        end(.transportClose)
+    }
+
+    private func end(_ reason: EngineCloseReason) {
+        guard !ended else { return }
+        ended = true
+        inbound.ended(reason)
+    }
+
+    private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
