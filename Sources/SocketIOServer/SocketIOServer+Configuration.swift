@@ -17,7 +17,8 @@ extension SocketIOServer {
         /// How long a WebSocket probing an upgrade has to send `upgrade` before it is closed.
         public var upgradeTimeout: Duration
         /// The largest POST body and WebSocket message accepted, in bytes (announced in the
-        /// handshake). A larger POST gets 413; a larger WebSocket message closes the connection.
+        /// handshake). A larger POST gets 413; a larger WebSocket message (its fragments together)
+        /// closes the connection with status 1009.
         public var maxPayload: Int
         /// How long a new session may stay without joining any namespace before it is closed.
         public var connectTimeout: Duration

@@ -146,7 +146,7 @@ final class PollingTransport: EngineTransport {
     func takeUnsent() -> [EnginePacket] {
         state.withLockedValue { state in
             defer { state.outbox.removeAll(); state.fences.removeAll() }
-            return Array(state.outbox)
+            return state.outbox.isEmpty ? [] : Array(state.outbox)
         }
     }
 

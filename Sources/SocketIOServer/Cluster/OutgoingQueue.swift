@@ -56,7 +56,7 @@ final class OutgoingQueue<Item: Sendable>: Sendable {
                 state.waiter = nil
                 if dropping { state.items.removeAll() }
             }
-            return (dropping ? Array(state.items) : [], state.waiter)
+            return (dropping && !state.items.isEmpty ? Array(state.items) : [], state.waiter)
         }
         waiter?.resume()
         return dropped

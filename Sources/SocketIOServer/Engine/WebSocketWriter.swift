@@ -94,7 +94,9 @@ final class WebSocketWriter: Sendable {
     func close(after frames: [EngineFrame] = [], code: UInt16 = WebSocketFraming.normalClosure) {
         let (wasClosed, pending): (Bool, [EngineFrame]) = state.withLockedValue { state in
             defer { state.closed = true; state.pending.removeAll() }
-            return (state.closed, Array(state.pending))
+            // (`Array` of an empty deque writes to the shared empty-array storage: a race the
+            // thread sanitizer reports when two connections close at once.)
+            return (state.closed, state.pending.isEmpty ? [] : Array(state.pending))
         }
         guard !wasClosed else { return }
         closeChannel(code: code, frames: pending + frames)

@@ -4,31 +4,53 @@ import NIOCore
 /// The upgraded connections. No task serves them (their handlers do), so this is how stopping
 /// the server waits for them to close.
 final class OpenWebSockets: Sendable {
-    private let channels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+    private struct State {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Waiting for the last connection to close.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// Tracks `channel` until it closes.
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        channels.withLockedValue { $0[id] = channel }
-        channel.closeFuture.whenComplete { [channels] _ in
-            _ = channels.withLockedValue { $0.removeValue(forKey: id) }
+        state.withLockedValue { $0.channels[id] = channel }
+        channel.closeFuture.whenComplete { _ in self.remove(id) }
+    }
+
+    var count: Int { state.withLockedValue { $0.channels.count } }
+
+    /// Waits until every connection has closed; after `limit`, closes what is left.
+    func closed(within limit: Duration) async {
+        guard count > 0 else { return }
+        await withTaskGroup(of: Void.self) { waiting in
+            waiting.addTask { await self.allClosed() }
+            waiting.addTask { try? await Task.sleep(for: limit) }
+            await waiting.next()
+            for channel in state.withLockedValue({ Array($0.channels.values) }) { channel.close(promise: nil) }
+            waiting.cancelAll()
         }
     }
 
-    var count: Int { channels.withLockedValue { $0.count } }
+    private func remove(_ id: ObjectIdentifier) {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
+            state.channels.removeValue(forKey: id)
+            guard state.channels.isEmpty else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
-    /// Waits until every connection open now has closed; after `limit`, closes what is left.
-    func closed(within limit: Duration) async {
-        let open = channels.withLockedValue { Array($0.values) }
-        guard !open.isEmpty else { return }
-        await withTaskGroup(of: Void.self) { waiting in
-            waiting.addTask {
-                for channel in open { try? await channel.closeFuture.get() }
+    private func allClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLockedValue { state in
+                guard !state.channels.isEmpty else { return true }
+                state.waiters.append(continuation)
+                return false
             }
-            waiting.addTask { try? await Task.sleep(for: limit) }
-            await waiting.next()
-            for channel in open { channel.close(promise: nil) }
-            waiting.cancelAll()
+            if now { continuation.resume() }
         }
     }
 }
