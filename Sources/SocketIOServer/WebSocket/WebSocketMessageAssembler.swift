@@ -48,9 +48,14 @@ struct WebSocketMessageAssembler {
             case .ping: return .pong(data)
             case .pong: return .none
             default:
+                // No status, or a 2-byte status a peer may send (RFC 6455 §7.4): anything else
+                // (one byte, 1005/1006/1015, unassigned codes) is a protocol error.
+                guard data.readableBytes != 1 else { return fail(Self.protocolError, "a close frame with a 1-byte status") }
+                let code = data.readInteger(as: UInt16.self)
+                if let code, !Self.isSendable(code) { return fail(Self.protocolError, "close status \(code) may not be sent") }
                 finished = true
                 partial = nil
-                return .peerClosed(code: data.readInteger(as: UInt16.self))
+                return .peerClosed(code: code)
             }
         case .text, .binary:
             guard partial == nil else { return fail(Self.protocolError, "a new message before the last one's final fragment") }
@@ -69,6 +74,14 @@ struct WebSocketMessageAssembler {
             return .none
         default:
             return fail(Self.protocolError, "an unknown opcode")
+        }
+    }
+
+    /// A close status an endpoint may put on the wire: 1000–1003, 1007–1014, 3000–4999.
+    static func isSendable(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
         }
     }
 

@@ -55,6 +55,7 @@ struct WebSocketMessageAssemblerTests {
 
     @Test("broken framing rules close with 1002", arguments: [
         "continuation first", "new message inside one", "fragmented ping", "long ping", "reserved bit", "unknown opcode",
+        "1-byte close status", "close status 1005", "close status 2000",
     ])
     func protocolErrors(_ rule: String) {
         var assembler = WebSocketMessageAssembler(maxSize: 1000)
@@ -69,6 +70,12 @@ struct WebSocketMessageAssemblerTests {
             action = assembler.receive(Self.frame(.ping, "x", fin: false))
         case "long ping":
             action = assembler.receive(Self.frame(.ping, String(repeating: "x", count: 126)))
+        case "1-byte close status":
+            action = assembler.receive(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer(bytes: [3])))
+        case "close status 1005", "close status 2000":
+            var payload = ByteBuffer()
+            payload.writeInteger(UInt16(rule.hasSuffix("1005") ? 1005 : 2000))
+            action = assembler.receive(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
         case "reserved bit":
             action = assembler.receive(WebSocketFrame(fin: true, rsv1: true, opcode: .text, data: ByteBuffer(string: "x")))
         default:
