@@ -127,13 +127,8 @@ extension SocketIOServer {
         await core.webSockets.closed(within: Self.gracefulShutdownLimit)
         guard let running else { return }
         await running.group.triggerGracefulShutdown()
-        await withTaskGroup(of: Void.self) { waiting in
-            waiting.addTask { _ = await running.task.result }
-            waiting.addTask { try? await Task.sleep(for: Self.gracefulShutdownLimit) }
-            await waiting.next()
-            running.task.cancel()  // a no-op once it finished; ends the wait for stragglers
-            waiting.cancelAll()
-        }
+        // Cancelling is a no-op once it finished; otherwise it ends the wait for stragglers.
+        await waitAtMost(Self.gracefulShutdownLimit, for: { _ = await running.task.result }, thenEnd: { running.task.cancel() })
         _ = await running.task.result
     }
 

@@ -24,13 +24,9 @@ final class OpenWebSockets: Sendable {
     /// Waits until every connection has closed; after `limit`, closes what is left.
     func closed(within limit: Duration) async {
         guard count > 0 else { return }
-        await withTaskGroup(of: Void.self) { waiting in
-            waiting.addTask { await self.allClosed() }
-            waiting.addTask { try? await Task.sleep(for: limit) }
-            await waiting.next()
-            for channel in state.withLockedValue({ Array($0.channels.values) }) { channel.close(promise: nil) }
-            waiting.cancelAll()
-        }
+        await waitAtMost(limit, for: { await self.allClosed() }, thenEnd: {
+            for channel in self.state.withLockedValue({ Array($0.channels.values) }) { channel.close(promise: nil) }
+        })
     }
 
     private func remove(_ id: ObjectIdentifier) {
