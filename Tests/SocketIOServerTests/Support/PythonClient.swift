@@ -76,14 +76,19 @@ enum PythonClient {
         process.standardError = log
         let finished = ProcessExit()
         process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        try? log.close()
-        let stdout = readAll(output.fileHandleForReading)
-        do {
-            try await withTimeout(timeout, "\(line.script) over \(transport)") { await finished.wait() }
-        } catch {
-            process.terminate()
-            throw error
+        // The client's work is its start-up (imports) and a few short scenarios: it holds a
+        // start-up permit for its whole run (see PeerLaunchGate), then its timeout starts.
+        let stdout = try await PeerLaunchGate.shared.whileStarting {
+            try process.run()
+            try? log.close()
+            let stdout = readAll(output.fileHandleForReading)
+            do {
+                try await withTimeout(timeout, "\(line.script) over \(transport)") { await finished.wait() }
+            } catch {
+                process.terminate()
+                throw error
+            }
+            return stdout
         }
         let decoder = JSONDecoder()
         let results = try String(decoding: await stdout.value, as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -124,7 +125,20 @@ final class PythonPeer: @unchecked Sendable {
             FileHandle.standardError.write(Data(line.utf8))
             return nil
         }
+        // One start-up per core at a time (see PeerLaunchGate); the READY timeout starts after.
+        return try await PeerLaunchGate.shared.whileStarting {
+            try await launch(kind, python: python, port: port, arguments: arguments, timeout: timeout)
+        }
+    }
 
+    /// Launches the server and waits for its `READY <port>` line.
+    private static func launch(
+        _ kind: Kind,
+        python: String,
+        port: Int,
+        arguments: [String],
+        timeout: Double
+    ) async throws -> PythonPeer {
         let logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("switchboard-peer-\(kind.rawValue)-\(UUID().uuidString.prefix(8)).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
