@@ -22,11 +22,13 @@ enum PlatformScenarios {
         backend.configure(&configuration)
 
         // Two screens, one connection.
+        let firstConnect = manager.keeper.events()
         let orders = try await manager.lease(configuration)
         let chat = try await manager.lease(configuration)
         #expect(orders.connection === chat.connection, "both screens hold the same connection")
         let connection = try #require(orders.connection as? DriverConnection)
         let echoes = connection.events(named: "echo")  // subscribed before the connection is up
+        try await keeperConnects(connection, reporting: firstConnect, clock: clock)
         try await connection.waitFor(.connected, "the keeper connects the leased connection")
         try await chat.connection.send("echo", "before")
         #expect(try await echoes.first(1, within: 20, "the first echo") == ["before"])
@@ -75,6 +77,25 @@ enum PlatformScenarios {
         #expect(manager.pool.count == 0)
         await manager.shutdown()
         await second.stop()
+    }
+
+    /// Waits for the keeper's connect of `connection` to succeed. On a starved machine the first
+    /// attempt can run out of its connect timeout; the keeper then retries at its next interval,
+    /// which runs on the test clock, so each failed attempt moves the clock one interval on.
+    private static func keeperConnects(
+        _ connection: DriverConnection,
+        reporting events: AsyncStream<KeeperEvent>,
+        clock: ManualClock
+    ) async throws {
+        try await withTimeout(60, "the keeper connects the leased connection") {
+            for await event in events {
+                guard case .acted(connection.id, "connect", _, let failure) = event else { continue }
+                guard failure != nil else { return }
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(2))
+            }
+            throw SequenceEnded(what: "the keeper's connect")
+        }
     }
 
     /// A connection from the builder talks to the server: events, requests, a clean close.
