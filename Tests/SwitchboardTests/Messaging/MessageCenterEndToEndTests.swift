@@ -47,10 +47,12 @@ struct MessageCenterEndToEndTests {
         let tainiubile = Recorder("TAINIUBILE1234")
         let order2 = Recorder("ORDER-2")
         let everything = Recorder("everything")
+        // Subscribers get a message newest first, so the "end" stream, subscribed first, gets
+        // the last message after `everything` has it.
+        let end = center.messages(matching: [.value(at: "msg_body.type", equals: "end")])
         center.subscribe(everything)
         center.subscribe(tainiubile, to: .value(at: "msg_body.extra.order_no", equals: "TAINIUBILE1234"))
         center.subscribe(order2, to: .value(at: "msg_body.extra.order_no", equals: "ORDER-2"))
-        let end = center.messages(matching: [.value(at: "msg_body.type", equals: "end")])
         let feed = center.feed(from: socket.events(named: "message").map { $0.items.first ?? .null })
 
         try await withTimeout(20, "connect") { try await socket.connect() }
