@@ -42,8 +42,23 @@ package final class FaultProxy: Sendable {
 
     /// Closes every connection through the proxy (both sides, abruptly).
     package func cutAll() {
+        _ = closeEveryConnection()
+    }
+
+    /// ``cutAll()``, returning once every cut connection is closed, so nothing a client sends
+    /// from now on reaches the server through them.
+    package func cutAllAndWait() async {
+        for channel in closeEveryConnection() {
+            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+                channel.closeFuture.whenComplete { _ in closed.resume() }
+            }
+        }
+    }
+
+    private func closeEveryConnection() -> [any Channel] {
         let channels = state.withLockedValue { Array($0.connections.values) }
         for channel in channels { channel.close(mode: .all, promise: nil) }
+        return channels
     }
 
     /// Cuts every connection every `interval` until the returned task is cancelled; its value

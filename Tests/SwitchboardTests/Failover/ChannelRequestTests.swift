@@ -20,9 +20,11 @@ import Testing
             for await request in asks {
                 answered += 1
                 if answered == 2 {
-                    // The second answer goes out as the transport dies and stays down a while.
+                    // The second answer goes out just after the transport died (the proxy's
+                    // sockets are closed, the client has not noticed yet) and stays down a while:
+                    // the server can only get it on the next connection.
                     setup.proxy.refuseNewConnections(true)
-                    setup.proxy.cutAll()
+                    await setup.proxy.cutAllAndWait()
                 }
                 try request.reply(.string("answer to \(request.payload.intValue ?? -1)"))
                 if answered == 2 { setup.proxy.refuseNewConnections(false) }
