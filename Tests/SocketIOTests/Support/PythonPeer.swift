@@ -69,6 +69,8 @@ final class PythonPeer: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     private let process: Process
+    /// Signalled by the process's termination handler.
+    private let exited: ExitSignal
     /// Kept open for the peer's lifetime: the peer runs with `--watch-stdin` and exits when this
     /// pipe closes, so a crashed test run leaves no server behind.
     private let stdinPipe: Pipe
@@ -155,6 +157,8 @@ final class PythonPeer: @unchecked Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = logHandle
+        let exited = ExitSignal()
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
@@ -165,40 +169,34 @@ final class PythonPeer: @unchecked Sendable {
 
         let ready = ReadySignal()
         startReadingStdout(stdoutPipe.fileHandleForReading, into: ready)
-        let timer = Task {
-            do {
-                try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                ready.resolve(.failure(ReadyFailure.timedOut(seconds: timeout)))
-            } catch {
-                // cancelled: READY came first
-            }
-        }
-        defer { timer.cancel() }
-
         let readyPort: Int
         do {
-            readyPort = try await withTaskCancellationHandler {
-                try await ready.wait()
-            } onCancel: {
-                ready.resolve(.failure(CancellationError()))
+            // At the deadline the wait is cancelled and `withTimeout` throws `TestTimeout`.
+            readyPort = try await withTimeout(timeout, "the READY line") {
+                try await withTaskCancellationHandler {
+                    try await ready.wait()
+                } onCancel: {
+                    ready.resolve(.failure(CancellationError()))
+                }
             }
         } catch {
             let peer = PythonPeer(kind: kind, port: port, logPath: logURL.path, process: process,
-                                  stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
-            peer.stop()
+                                  exited: exited, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
+            await peer.stopped()
             if error is CancellationError { throw error }
             throw PythonPeerError.notReady(kind: kind, reason: "\(error)", logPath: logURL.path,
                                            logTail: peer.log(lastLines: 40))
         }
-        return PythonPeer(kind: kind, port: readyPort, logPath: logURL.path, process: process,
+        return PythonPeer(kind: kind, port: readyPort, logPath: logURL.path, process: process, exited: exited,
                           stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
     }
 
-    private init(kind: Kind, port: Int, logPath: String, process: Process, stdinPipe: Pipe, stdoutPipe: Pipe) {
+    private init(kind: Kind, port: Int, logPath: String, process: Process, exited: ExitSignal, stdinPipe: Pipe, stdoutPipe: Pipe) {
         self.kind = kind
         self.port = port
         self.logPath = logPath
         self.process = process
+        self.exited = exited
         self.stdinPipe = stdinPipe
         self.stdoutPipe = stdoutPipe
     }
@@ -272,14 +270,11 @@ final class PythonPeer: @unchecked Sendable {
         return true
     }
 
-    /// Polls rather than `waitUntilExit()`, so a stuck child cannot block the caller forever.
+    /// Waits at most `seconds` for the termination handler rather than `waitUntilExit()`, so a
+    /// stuck child cannot block the caller forever.
     private func waitForExit(seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline {
-            usleep(10_000)
-        }
-        if !process.isRunning {
-            process.waitUntilExit()
+        if exited.wait(seconds: seconds) {
+            process.waitUntilExit()  // already reaped: returns at once
         }
     }
 }
@@ -306,12 +301,10 @@ enum PythonPeerError: Error, CustomStringConvertible {
 }
 
 private enum ReadyFailure: Error, CustomStringConvertible {
-    case timedOut(seconds: Double)
     case exitedBeforeReady
 
     var description: String {
         switch self {
-        case .timedOut(let seconds): "no READY line within \(seconds) s"
         case .exitedBeforeReady: "the server closed stdout (exited) before printing READY"
         }
     }
@@ -342,7 +335,29 @@ private func startReadingStdout(_ handle: FileHandle, into ready: ReadySignal) {
     }
 }
 
-/// A one-shot result, resolved once by whichever comes first: READY, EOF, timeout, cancellation.
+/// Set once when the process has exited; waited for with a bound.
+private final class ExitSignal: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var exited = false
+
+    func signal() {
+        condition.lock()
+        exited = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Whether the process exited within `seconds`.
+    func wait(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !exited, condition.wait(until: deadline) {}
+        return exited
+    }
+}
+
+/// A one-shot result, resolved once by whichever comes first: READY, EOF, cancellation (also at the timeout).
 private final class ReadySignal: @unchecked Sendable {
     private let lock = NSLock()
     private var result: Result<Int, any Error>?
