@@ -59,6 +59,7 @@ enum PlatformScenarios {
         let second = try await TestPorts.restart(on: first.port) { try await backend.start($0) }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))
+        try await keeperConnects(connection, reporting: events, clock: clock)
         try await connection.waitFor(.connected, "the keeper reconnects: leases are held")
         try await withTimeout(30, "the queued commands") {
             try await sendOne.value
@@ -79,7 +80,7 @@ enum PlatformScenarios {
         await second.stop()
     }
 
-    /// Waits for the keeper's connect of `connection` to succeed. On a starved machine the first
+    /// Waits for the keeper's connect of `connection` to succeed. On a starved machine an
     /// attempt can run out of its connect timeout; the keeper then retries at its next interval,
     /// which runs on the test clock, so each failed attempt moves the clock one interval on.
     private static func keeperConnects(
