@@ -1,21 +1,18 @@
 import NIOConcurrencyHelpers
+import SwitchboardCore
 
 /// A running ``NetworkMonitor/observe(_:)``: cancel it to stop the calls.
 public final class NetworkObservation: Sendable {
-    private let onCancel: NIOLockedValueBox<(@Sendable () -> Void)?>
+    private let onCancel: CallOnce
 
     /// An observation that runs `cancel` once, when cancelled.
     public init(cancel: @escaping @Sendable () -> Void) {
-        onCancel = NIOLockedValueBox(cancel)
+        onCancel = CallOnce(cancel)
     }
 
     /// Stops the calls (a call under way may still finish). Later calls do nothing.
     public func cancel() {
-        let cancel = onCancel.withLockedValue { handler in
-            defer { handler = nil }
-            return handler
-        }
-        cancel?()
+        onCancel.run()
     }
 }
 

@@ -46,11 +46,16 @@ struct ServerEnvironment: Sendable {
 }
 
 /// The app's ``ConnectionEvent`` listener, settable at any time.
+///
+/// The listener is kept as a ``Callback`` (a struct), not as the box's whole value: a function
+/// stored directly in a generic box gains a re-abstraction thunk on every read, so each event
+/// took longer than the one before (a server slowed to a stop after ~10,000 connections).
 final class ConnectionEventHook: Sendable {
-    private let handler = NIOLockedValueBox<(@Sendable (ConnectionEvent) -> Void)?>(nil)
+    private let handler = NIOLockedValueBox<Callback<ConnectionEvent>?>(nil)
 
     func set(_ newHandler: (@Sendable (ConnectionEvent) -> Void)?) {
-        handler.withLockedValue { $0 = newHandler }
+        let wrapped = newHandler.map { Callback($0) }
+        handler.withLockedValue { $0 = wrapped }
     }
 
     func emit(_ event: @autoclosure () -> ConnectionEvent) {

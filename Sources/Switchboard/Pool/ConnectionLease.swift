@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import SwitchboardCore
 
 /// A hold on a pooled ``Connection`` (the "connection handler"): while any lease on a connection
 /// is held, the connection is occupied and the ``ConnectionKeeper`` keeps it connected. Release
@@ -15,25 +15,21 @@ public final class ConnectionLease: Sendable {
     public let connection: any Connection
     /// What it was leased for.
     public let configuration: ConnectionConfiguration
-    private let onRelease: NIOLockedValueBox<(@Sendable () -> Void)?>
+    private let onRelease: CallOnce
 
     init(connection: any Connection, configuration: ConnectionConfiguration, onRelease: @escaping @Sendable () -> Void) {
         self.connection = connection
         self.configuration = configuration
-        self.onRelease = NIOLockedValueBox(onRelease)
+        self.onRelease = CallOnce(onRelease)
     }
 
     /// Whether ``release()`` was called.
-    public var isReleased: Bool { onRelease.withLockedValue { $0 == nil } }
+    public var isReleased: Bool { onRelease.hasRun }
 
     /// Gives the lease back; later calls do nothing. When it was the connection's last lease, the
     /// connection is no longer occupied and the keeper may close it.
     public func release() {
-        let action = onRelease.withLockedValue { action in
-            defer { action = nil }
-            return action
-        }
-        action?()
+        onRelease.run()
     }
 
     deinit {
