@@ -22,7 +22,6 @@ struct ClusterState {
     private(set) var nodes: [String: Duration] = [:]
     private var requests: [String: Request] = [:]
     private var ackListeners: [String: AckListener] = [:]
-    private(set) var lastPublished: Duration = .zero
     private(set) var closed = false
     /// The highest sequence number had from each numbering server (kept after it is forgotten,
     /// so a late copy of its messages is still recognised).
@@ -64,10 +63,6 @@ struct ClusterState {
 
     mutating func heard(from uid: String, at now: Duration) {
         nodes[uid] = now
-    }
-
-    mutating func published(at now: Duration) {
-        lastPublished = now
     }
 
     /// Forgets `uid` (it closed or stopped heartbeating); requests it alone held up complete.

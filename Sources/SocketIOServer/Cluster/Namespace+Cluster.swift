@@ -91,8 +91,9 @@ extension SocketHandshake {
         var headerObject = JSONObject()
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { headerObject[name] = .string(value) }
         object["headers"] = .object(headerObject)
-        object["time"] = .string(time.formatted(.iso8601))
-        object["address"] = address.map(JSONValue.string) ?? .null
+        object["time"] = .string(Self.javaScriptDate(time))
+        // socket.io sends the remote address alone, without the port.
+        object["address"] = address.map { .string(SessionRegistry.ip(of: $0)) } ?? .null
         object["xdomain"] = .bool(headers["origin"] != nil)
         object["secure"] = .bool(false)
         object["issued"] = .number((time.timeIntervalSince1970 * 1000).rounded())
@@ -102,6 +103,26 @@ extension SocketHandshake {
         object["query"] = .object(queryObject)
         object["auth"] = .object(auth ?? JSONObject())
         return object
+    }
+}
+
+extension SocketHandshake {
+    /// `date` as JavaScript's `Date.prototype.toString()` writes it in UTC, which socket.io's
+    /// handshake `time` is: `Thu Nov 26 2026 04:07:57 GMT+0000 (Coordinated Universal Time)`.
+    static func javaScriptDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.weekday, .month, .day, .year, .hour, .minute, .second], from: date)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int?) -> String {
+            let value = value ?? 0
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        let weekday = weekdays[((parts.weekday ?? 1) - 1) % 7]
+        let month = months[((parts.month ?? 1) - 1) % 12]
+        let year = String(format: "%04d", parts.year ?? 1970)
+        return "\(weekday) \(month) \(two(parts.day)) \(year) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT+0000 (Coordinated Universal Time)"
     }
 }
 

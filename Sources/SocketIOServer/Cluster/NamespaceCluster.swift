@@ -29,8 +29,13 @@ final class NamespaceCluster: Sendable {
     private let incomingStream: AsyncStream<ClusterMessage>
     private let tasks = NIOLockedValueBox<[Task<Void, Never>]>([])
     private let failures = NIOLockedValueBox(0)
-    /// The last sequence number given to an outgoing message.
-    private let sequence = NIOLockedValueBox<UInt64>(0)
+    /// The last sequence number given to an outgoing message, and when the last message was
+    /// made (the heartbeat is due a heartbeat interval after it).
+    private let numbering = NIOLockedValueBox(Numbering())
+    private struct Numbering {
+        var last: UInt64 = 0
+        var lastMadeAt: Duration = .zero
+    }
     private let countWaiters = NIOLockedValueBox<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
     private struct Outgoing: Sendable {
@@ -51,6 +56,10 @@ final class NamespaceCluster: Sendable {
         self.logger = logger
         (incomingStream, incoming) = AsyncStream.makeStream(of: ClusterMessage.self)
     }
+
+    /// The uid socket.io's emitter packages publish with (`@socket.io/postgres-emitter` and
+    /// the others): not a server.
+    static let emitterUID = "emitter"
 
     /// 8 random bytes in hex, as socket.io's `randomId()`.
     static func randomUID() -> String {
@@ -158,10 +167,11 @@ final class NamespaceCluster: Sendable {
 
     private func enqueue(_ payload: ClusterPayload, done: (@Sendable (Result<Void, ClusterError>) -> Void)?) {
         // Numbered and queued under one lock, so the numbers go out in order.
-        let accepted = sequence.withLockedValue { last -> Bool in
-            last += 1
-            let message = ClusterMessage(uid: uid, namespace: name, payload: payload, sequence: last)
-            return outgoing.push(Outgoing(message: message, madeAt: clock.now(), done: done))
+        let accepted = numbering.withLockedValue { numbering -> Bool in
+            numbering.last += 1
+            numbering.lastMadeAt = clock.now()
+            let message = ClusterMessage(uid: uid, namespace: name, payload: payload, sequence: numbering.last)
+            return outgoing.push(Outgoing(message: message, madeAt: numbering.lastMadeAt, done: done))
         }
         if !accepted { done?(.failure(.closed)) }
     }
@@ -182,7 +192,6 @@ final class NamespaceCluster: Sendable {
             while !pending.isEmpty {
                 do {
                     try await transport.publish(pending.map(\.message))
-                    state.withLockedValue { $0.published(at: clock.now()) }
                     for item in pending { item.done?(.success(())) }
                     break
                 } catch {
@@ -313,8 +322,11 @@ final class NamespaceCluster: Sendable {
                 )
             }
         }
+        // socket.io's emitters publish as "emitter": broadcasts to deliver, never a server to
+        // count or to wait for (socket.io-adapter's EMITTER_UID).
+        let isServer = message.uid != Self.emitterUID
         let now = clock.now()
-        let isNew = state.withLockedValue { state in
+        let isNew = isServer && state.withLockedValue { state in
             defer { state.heard(from: message.uid, at: now) }
             return state.nodes[message.uid] == nil
         }
@@ -387,12 +399,19 @@ final class NamespaceCluster: Sendable {
 
     // MARK: - Liveness
 
-    /// Publishes a heartbeat whenever nothing was published for a heartbeat interval.
+    /// Publishes a heartbeat a heartbeat interval after the last message was made (whatever it
+    /// was), as socket.io restarts its heartbeat timer on every publish. Counting from when a
+    /// publish *finished* instead skipped every second wake-up: heartbeats came every 10 s, and
+    /// a Node server with a timeout under 10 s forgot this one.
     private func heartbeatLoop() async {
         while !Task.isCancelled {
-            do { try await clock.sleep(options.heartbeatInterval) } catch { return }
-            let idle = state.withLockedValue { clock.now() - $0.lastPublished >= options.heartbeatInterval }
-            if idle { publish(.none(.heartbeat)) }
+            let due = numbering.withLockedValue { $0.lastMadeAt } + options.heartbeatInterval
+            let now = clock.now()
+            if now >= due {
+                publish(.none(.heartbeat))
+                continue
+            }
+            do { try await clock.sleep(due - now) } catch { return }
         }
     }
 

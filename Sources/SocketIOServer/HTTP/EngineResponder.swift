@@ -68,7 +68,7 @@ struct EngineResponder: HTTPResponder {
         _ request: Request, query: [String: String], mount: String, version: EngineIOVersion, context: Context, cors: CORSDecision
     ) -> Response {
         let info = RequestInfo(
-            headers: ServerCore.headerDictionary(request.headers),
+            headers: ServerCore.headerDictionary(request.head),
             query: query,
             address: context.remoteAddress,
             url: request.uri.string,
@@ -126,10 +126,13 @@ struct EngineResponder: HTTPResponder {
 }
 
 extension ServerCore {
-    /// Header names in lower case; repeated headers joined with `, `.
-    static func headerDictionary(_ fields: HTTPFields) -> [String: String] {
+    /// The request's headers by lower-case name, repeated ones joined with `, `; `host` among
+    /// them (HTTPTypes keeps it apart, as the `:authority` pseudo-header, where socket.io's
+    /// handshake lists it with the others).
+    static func headerDictionary(_ head: HTTPRequest) -> [String: String] {
         var headers: [String: String] = [:]
-        for field in fields {
+        if let authority = head.authority { headers["host"] = authority }
+        for field in head.headerFields {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }

@@ -26,7 +26,7 @@ extension ServerCore {
         if case .refuse = cors { return nil }
         let query = EngineQuery(rawQuery)
         let request = RequestInfo(
-            headers: Self.headerDictionary(head.headerFields),
+            headers: Self.headerDictionary(head),
             query: query.parameters,
             address: channel.remoteAddress.flatMap(Self.describe),
             url: head.path ?? "/",

@@ -1,7 +1,7 @@
 import Foundation
 import SocketIO
 import SocketIOProtocol
-import SocketIOServer
+@testable import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
@@ -96,6 +96,51 @@ struct LocalClusterTests {
                 _ = try await stream.first(1, "the disconnect")
             }
             #expect(try await namespaces[2].fetchSockets().isEmpty)
+        }
+    }
+
+    @Test("fetchSockets describes sockets in socket.io's handshake shape: JavaScript's date, the address without its port, the host header")
+    func handshakeShape() async throws {
+        let (_, endpoints) = Self.bus(2)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let described = try await cluster.namespaces[0].fetchSockets()
+            #expect(described.count == 2)
+            let ports = Set(cluster.servers.map { "127.0.0.1:\($0.port)" })
+            let date = /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{2} \d{4} \d{2}:\d{2}:\d{2} GMT\+0000 \(Coordinated Universal Time\)$/
+            for socket in described {
+                let handshake = socket.handshake
+                #expect(handshake["address"] == .string("127.0.0.1"))
+                let host = try #require(handshake["headers"]?["host"]?.stringValue)
+                #expect(ports.contains(host))
+                let time = try #require(handshake["time"]?.stringValue)
+                #expect(time.wholeMatch(of: date) != nil, "time: \(time)")
+                #expect(handshake["issued"]?.doubleValue != nil)
+            }
+        }
+    }
+
+    @Test("JavaScript's Date.toString() in UTC, as socket.io writes a handshake's time")
+    func javaScriptDate() {
+        #expect(SocketHandshake.javaScriptDate(Date(timeIntervalSince1970: 1_795_666_077)) == "Thu Nov 26 2026 04:07:57 GMT+0000 (Coordinated Universal Time)")
+        #expect(SocketHandshake.javaScriptDate(Date(timeIntervalSince1970: 0)) == "Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)")
+        #expect(SocketHandshake.javaScriptDate(Date(timeIntervalSince1970: 951_782_400)) == "Tue Feb 29 2000 00:00:00 GMT+0000 (Coordinated Universal Time)")
+    }
+
+    @Test("messages published as socket.io's emitter (uid \"emitter\") are delivered; the emitter is never counted or waited for")
+    func emitterIsNotAServer() async throws {
+        let (bus, endpoints) = Self.bus(2)
+        try await ClusterHarness.with(transports: endpoints) { cluster in
+            let news = cluster.sockets[1].events(named: "news")
+            bus.inject(ClusterMessage(uid: "emitter", namespace: "/", payload: .broadcast(
+                packet: ClusterPacket(event: "news", items: ["from an emitter"], namespace: "/"), options: ClusterBroadcastOptions(), requestId: nil
+            )))
+            #expect(try await news.first(1, "the emitter's broadcast").map(\.items) == [["from an emitter"]])
+            #expect(cluster.namespaces.allSatisfy { $0.serverCount == 2 })
+            // Answered by the one other server, not held until the request timeout for the emitter.
+            let described = try await withTimeout(4, "fetchSockets answered by the servers alone") {
+                try await cluster.namespaces[0].fetchSockets()
+            }
+            #expect(described.count == 2)
         }
     }
 
