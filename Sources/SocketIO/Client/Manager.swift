@@ -105,13 +105,19 @@ public final class Manager: Sendable {
         inner.withLockedValue { $0.networkWatch?.cancel() }
     }
 
+    /// The namespace ``socket(namespace:auth:)`` opens when given none: the one the URL's path
+    /// names (`http://host:3000/chat` → `/chat`, as socket.io's `io(url)`), else `/`.
+    public var defaultNamespace: String { SocketNamespace.named(by: url) ?? "/" }
+
     /// The socket for `namespace`, made on first use; the same instance afterwards.
     ///
     /// - Parameters:
-    ///   - namespace: the namespace, `/` by default (a missing leading slash is added).
+    ///   - namespace: the namespace (a missing leading slash is added); by default the one the
+    ///     URL's path names, else `/` (``defaultNamespace``). A manager multiplexes namespaces,
+    ///     so one given here is opened whatever the URL's path says.
     ///   - auth: the CONNECT auth payload, used when the socket is first made.
-    public func socket(namespace: String = "/", auth: SocketAuth = .none) -> Socket {
-        let namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
+    public func socket(namespace: String? = nil, auth: SocketAuth = .none) -> Socket {
+        let namespace = namespace.map(SocketNamespace.normalized) ?? defaultNamespace
         return inner.withLockedValue { inner in
             if let socket = inner.sockets[namespace] { return socket }
             let socket = Socket(manager: self, namespace: namespace, auth: auth, version: inner.machine.version.socketIOVersion)

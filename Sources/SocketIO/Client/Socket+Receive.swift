@@ -74,7 +74,7 @@ extension Socket {
         let items: [JSONValue]
         switch error {
         case .connectError(let message, let data): items = [.string(message), data ?? .null]
-        case .invalidURL, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
+        case .invalidURL, .namespaceConflict, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
              .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
             items = [.string(error.description)]
         }

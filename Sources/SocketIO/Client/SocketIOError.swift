@@ -2,6 +2,9 @@
 public enum SocketIOError: Error, Sendable, Hashable {
     /// The server URL is not an `http`, `https`, `ws` or `wss` URL with a host.
     case invalidURL(String)
+    /// The URL's path names one namespace (`http://host/chat` → `/chat`, as in socket.io's
+    /// `io(url)`) and the `namespace` argument another: give it one way.
+    case namespaceConflict(SocketNamespace.Conflict)
     /// The server refused the namespace connection (CONNECT_ERROR): its `message`, and `data` if any.
     case connectError(message: String, data: JSONValue?)
     /// The connection could not be established or was lost before the namespace connected.
@@ -27,6 +30,7 @@ extension SocketIOError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let url): "invalid Socket.IO server URL: \(url)"
+        case .namespaceConflict(let conflict): conflict.description
         case .connectError(let message, let data):
             data.map { "connect_error: \(message) \($0.jsonString)" } ?? "connect_error: \(message)"
         case .connectionFailed(let why): "connection failed: \(why)"

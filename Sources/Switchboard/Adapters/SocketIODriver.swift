@@ -31,7 +31,8 @@ public final class SocketIODriver: ConnectionDriver {
 
     /// A driver for `configuration` (nothing opens until ``open(onEvent:)``).
     ///
-    /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a URL the client cannot use.
+    /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a URL the client cannot use, or
+    ///   whose path names another namespace than the configuration's.
     public convenience init(
         configuration: ConnectionConfiguration,
         logger: Logger? = nil
@@ -43,6 +44,12 @@ public final class SocketIODriver: ConnectionDriver {
     /// A driver whose manager comes from `sharing` (one Engine.IO session for the namespaces of
     /// one server), or its own when `nil`.
     init(configuration: ConnectionConfiguration, logger: Logger, sharing: SharedManagers?) throws(ConnectionError) {
+        do {
+            // The URL's path may name the namespace (socket.io's `io(url)`); never a different one.
+            _ = try SocketNamespace.resolve(url: configuration.url, namespace: configuration.namespace)
+        } catch {
+            throw .invalidConfiguration(error.description)
+        }
         let make = { () throws(ConnectionError) -> Manager in try Self.makeManager(configuration, logger: logger) }
         if let sharing {
             manager = try sharing.acquire(configuration, make: make)

@@ -46,7 +46,7 @@ public struct ConnectionBuilder<Stage: Sendable>: Sendable {
         return copy
     }
 
-    /// The Socket.IO namespace (`/` by default).
+    /// The Socket.IO namespace: by default the one the URL's path names, else `/`.
     public func namespace(_ namespace: String) -> Self { with { $0.namespace = namespace } }
     /// The Socket.IO path on the server (`/socket.io/` by default).
     public func path(_ path: String) -> Self { with { $0.path = path } }
@@ -129,7 +129,7 @@ extension ConnectionBuilder where Stage == HasURL {
 
 /// Every builder setting but the URL (shared by both stages).
 struct ConnectionBuilderSettings: Sendable {
-    var namespace = "/"
+    var namespace: String?
     var path = "/socket.io/"
     var auth = ConnectionAuth.none
     var headers: [ConnectionHeader] = []

@@ -13,7 +13,10 @@ public import SocketIOProtocol
 public struct ConnectionConfiguration: Hashable, Sendable {
     /// The server (`http`, `https`, `ws` or `wss`).
     public var url: URL
-    /// The Socket.IO namespace (`/` by default); ignored by technologies without namespaces.
+    /// The Socket.IO namespace; ignored by technologies without namespaces. By default the one
+    /// the URL's path names (`http://host:3000/chat` → `/chat`, as socket.io's `io(url)`), else
+    /// `/`. A Socket.IO connection whose URL path names another namespace than this one is
+    /// refused with ``ConnectionError/invalidConfiguration(_:)``.
     public var namespace: String
     /// The Socket.IO path on the server.
     public var path: String = "/socket.io/"
@@ -31,10 +34,11 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     /// ``ConnectionError/queueFull(limit:)``.
     public var maxQueuedCommands: Int = 10_000
 
-    /// A configuration for `url` and `namespace`, with defaults for the rest.
-    public init(url: URL, namespace: String = "/") {
+    /// A configuration for `url` and `namespace` (by default the one `url`'s path names, else
+    /// `/`), with defaults for the rest.
+    public init(url: URL, namespace: String? = nil) {
         self.url = url
-        self.namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
+        self.namespace = namespace.map(SocketNamespace.normalized) ?? SocketNamespace.named(by: url) ?? "/"
     }
 }
 

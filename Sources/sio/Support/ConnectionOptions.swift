@@ -8,8 +8,8 @@ struct ConnectionOptions: ParsableArguments {
     @Argument(help: "The server URL, e.g. http://127.0.0.1:3000")
     var url: String
 
-    @Option(name: .long, help: "The namespace to join.")
-    var namespace: String = "/"
+    @Option(name: .long, help: "The namespace to join, / by default; or give it as the URL's path (http://127.0.0.1:3000/chat), as socket.io's io(url).")
+    var namespace: String?
 
     @Option(name: .long, help: "The CONNECT auth payload, a JSON object, e.g. '{\"token\":\"secret\"}'.")
     var auth: String?
@@ -61,7 +61,13 @@ struct ConnectionOptions: ParsableArguments {
             }
             socketAuth = .static(object)
         }
-        return (manager, manager.socket(namespace: namespace, auth: socketAuth))
+        let joined: String
+        do {
+            joined = try SocketNamespace.resolve(url: url, namespace: namespace)
+        } catch {
+            throw CLIError(error.description)
+        }
+        return (manager, manager.socket(namespace: joined, auth: socketAuth))
     }
 
     /// Connects, turning failures into one-line errors. The first failed attempt ends the

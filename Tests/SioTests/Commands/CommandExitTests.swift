@@ -19,6 +19,28 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix(#"{"event":"tick","args":["#) })
     }
 
+    /// The URL's path is the namespace, as in socket.io's `io(url)`: `listen URL/ticker` prints
+    /// ticks; the namespace given both ways and different is refused in one line, exit 1.
+    @Test func listenTakesTheNamespaceFromTheURL() async throws {
+        guard let sio = SioBinary.orSkip("listenTakesTheNamespaceFromTheURL") else { return }
+        let (ticks, conflict) = try await EmbeddedDemoServer.with(tickInterval: .milliseconds(20)) { _, url in
+            let ticker = url.absoluteString + "/ticker"
+            let ticks = try await withTimeout(30, "sio listen URL/ticker --count 3 exiting") {
+                try await ChildProcess.run(sio, ["listen", ticker, "--count", "3"])
+            }
+            let conflict = try await withTimeout(30, "sio listen URL/ticker --namespace /chat exiting") {
+                try await ChildProcess.run(sio, ["listen", ticker, "--namespace", "/chat", "--count", "1"])
+            }
+            return (ticks, conflict)
+        }
+        #expect(ticks.status == 0, "stderr: \(ticks.stderr)")
+        let lines = ticks.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"event":"tick","args":["#) })
+        #expect(conflict.status == 1)
+        #expect(conflict.stderr.contains("names the namespace /ticker but the namespace /chat was given too"), "stderr: \(conflict.stderr)")
+    }
+
     /// `emit` without `--ack` delivers to a server that drops events read with the DISCONNECT
     /// (as socket.io's Node server does), and exits 0.
     @Test func emitWithoutAckDeliversBeforeItCloses() async throws {

@@ -53,6 +53,41 @@ struct ConveniencesTests {
         await harness.stop()
     }
 
+    @Test("io(\"http://host:port/chat\") joins /chat, as socket.io's io(url); the Engine.IO path stays the path option")
+    func urlPathIsTheNamespace() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let url = harness.url.absoluteString + "/chat"
+        let chat = try await withTimeout(10, "io /chat") { try await io(url, auth: .static(["token": "secret"])) }
+        #expect(chat.namespace == "/chat")
+        #expect(try await chat.emitWithAck("ack", "in") == ["in"])
+        // The same namespace given both ways is fine; a trailing slash names the same namespace.
+        let again = try await withTimeout(10, "io /chat/ with namespace /chat") {
+            try await io(url + "/", namespace: "chat", auth: .static(["token": "secret"]))
+        }
+        #expect(again.namespace == "/chat")
+        // A manager made for the URL opens that namespace by default, any other when asked.
+        let manager = try Manager(url: #require(URL(string: url)))
+        #expect(manager.defaultNamespace == "/chat")
+        #expect(manager.socket().namespace == "/chat")
+        #expect(manager.socket(namespace: "/").namespace == "/")
+        await manager.close()
+        await chat.io.close()
+        await again.io.close()
+        await harness.stop()
+    }
+
+    @Test("a namespace given in the URL and as an argument, different: a typed error, nothing connects")
+    func conflictingNamespace() async throws {
+        let conflict = SocketNamespace.Conflict(url: "http://127.0.0.1:1/chat", inURL: "/chat", given: "/news")
+        await #expect(throws: SocketIOError.namespaceConflict(conflict)) {
+            _ = try await io("http://127.0.0.1:1/chat", namespace: "/news")
+        }
+        let root = SocketNamespace.Conflict(url: "http://127.0.0.1:1/chat", inURL: "/chat", given: "/")
+        await #expect(throws: SocketIOError.namespaceConflict(root)) {
+            _ = try await io("http://127.0.0.1:1/chat", namespace: "/")
+        }
+    }
+
     @Test("a provider returning JSON values, or nil, still picks the JSONObject case")
     func jsonProvider() async throws {
         let objects: SocketAuth = .provider { ["token": "secret", "attempt": 1] }

@@ -32,6 +32,19 @@ struct ConnectionBuilderTests {
         #expect(builder.stage.url == testURL)
     }
 
+    @Test("the URL's path is the namespace unless one is given; a Socket.IO connection refuses a second, different one")
+    func urlPathNamesTheNamespace() throws {
+        let chatURL = try #require(URL(string: "http://127.0.0.1:1/chat"))
+        #expect(ConnectionBuilder().url(chatURL).configuration.namespace == "/chat")
+        #expect(ConnectionConfiguration(url: chatURL).namespace == "/chat")
+        #expect(ConnectionConfiguration(url: testURL).namespace == "/")
+        #expect(ConnectionBuilder().url(chatURL).namespace("/chat").configuration.namespace == "/chat")
+        let conflicting = ConnectionBuilder().url(chatURL).namespace("/news").configuration
+        #expect(throws: ConnectionError.invalidConfiguration("http://127.0.0.1:1/chat names the namespace /chat but the namespace /news was given too: name it one way")) {
+            _ = try SocketIODriver(configuration: conflicting)
+        }
+    }
+
     @Test func connectIsTheWayToAUsableConnection() async throws {
         // Only a builder with a URL has `connect`. This does not compile:
         //

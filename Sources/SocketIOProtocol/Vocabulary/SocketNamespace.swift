@@ -1,0 +1,54 @@
+public import Foundation
+
+/// Namespace names as socket.io's client reads them: `io("https://example.com/admin")` joins
+/// `/admin`, and the URL's path is never the Engine.IO path (that is the `path` option).
+public enum SocketNamespace {
+    /// `name` with a leading `/` (`chat` → `/chat`); `/` for an empty name.
+    public static func normalized(_ name: String) -> String {
+        name.hasPrefix("/") ? name : "/" + name
+    }
+
+    /// The namespace `url`'s path names (`/admin` for `https://example.com/admin` and
+    /// `https://example.com/admin/`), or `nil` when it has no path beyond `/`.
+    public static func named(by url: URL) -> String? {
+        guard var path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.path else { return nil }
+        while path.hasSuffix("/") { path.removeLast() }
+        return path.isEmpty ? nil : normalized(path)
+    }
+
+    /// The namespace to join: the one given, else the one `url` names, else `/`.
+    ///
+    /// - Throws: ``Conflict`` when both name one and they differ.
+    public static func resolve(url: URL, namespace given: String?) throws(Conflict) -> String {
+        let inURL = named(by: url)
+        switch (inURL, given.map(normalized)) {
+        case (nil, nil): return "/"
+        case (let inURL?, nil): return inURL
+        case (nil, let given?): return given
+        case (let inURL?, let given?):
+            guard inURL == given else { throw Conflict(url: url.absoluteString, inURL: inURL, given: given) }
+            return given
+        }
+    }
+
+    /// A namespace given both in the URL's path and as an argument, and they differ.
+    public struct Conflict: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The URL as given.
+        public let url: String
+        /// The namespace its path names.
+        public let inURL: String
+        /// The namespace given as an argument.
+        public let given: String
+
+        /// A conflict between `inURL`, named by `url`, and `given`.
+        public init(url: String, inURL: String, given: String) {
+            self.url = url
+            self.inURL = inURL
+            self.given = given
+        }
+
+        public var description: String {
+            "\(url) names the namespace \(inURL) but the namespace \(given) was given too: name it one way"
+        }
+    }
+}
