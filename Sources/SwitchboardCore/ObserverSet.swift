@@ -71,9 +71,12 @@ package func observerStream<Owner: AnyObject & Sendable, State: Sendable, Elemen
     // and a consumer cancelled at that moment would wait for that lock while the yield waits for
     // the stream's (a lock-order deadlock, seen in PlatformLayerExample). Removal can wait a
     // moment; a yield to a terminated continuation is dropped.
-    continuation.onTermination = { [weak owner] _ in
-        guard let owner else { return }
-        Task { owner[keyPath: state].withLockedValue { $0[keyPath: observers].remove(id) } }
+    //
+    // A stream the owner finished (``ObserverSet/takeAll()``) is no longer in the set: nothing
+    // to remove, and no task that would hold the owner for a moment after it closed.
+    continuation.onTermination = { [weak owner] termination in
+        guard case .cancelled = termination, owner != nil else { return }
+        Task { [weak owner] in owner?[keyPath: state].withLockedValue { $0[keyPath: observers].remove(id) } }
     }
     return stream
 }

@@ -7,7 +7,7 @@ extension Manager {
     /// harness and for logs when something takes too long (never parsed).
     package var diagnostics: [String] {
         let (engine, sockets, reconnecting, wasOpen) = inner.withLockedValue { inner in
-            (inner.engine, Array(inner.sockets.values), inner.machine.reconnection.isWaiting, inner.machine.isOpen)
+            (inner.engine, inner.sockets.all, inner.machine.reconnection.isWaiting, inner.machine.isOpen)
         }
         var lines = ["manager \(url.absoluteString): " + (engine?.diagnostics ?? "no engine")
             + (wasOpen ? ", was open" : "") + (reconnecting ? ", waiting to reconnect" : "")]

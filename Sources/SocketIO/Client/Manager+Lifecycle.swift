@@ -37,7 +37,7 @@ extension Manager {
         let rememberUpgrade = configuration.rememberUpgrade
         let (action, timer) = inner.withLockedValue { inner in
             defer { inner.suspendTimer = nil }
-            let wanted = inner.sockets.values.contains { $0.isActive }
+            let wanted = inner.sockets.all.contains { $0.isActive }
             return (inner.machine.resume(wantsConnection: wanted, rememberUpgrade: rememberUpgrade), inner.suspendTimer)
         }
         timer?.cancel()
@@ -65,7 +65,7 @@ extension Manager {
         engine?.close()
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.transportClose)) }
-        let sockets = inner.withLockedValue { Array($0.sockets.values) }
+        let sockets = inner.withLockedValue { $0.sockets.all }
         for socket in sockets { socket.engineClosed(.transportClose) }
     }
 }

@@ -7,8 +7,8 @@ extension Manager {
     func reconnectIfWanted(after reason: EngineCloseReason) {
         let random = configuration.jitter()
         let (action, sockets) = inner.withLockedValue { inner in
-            let wanted = inner.sockets.values.contains { $0.isActive }
-            return (inner.machine.connectionLost(wantsConnection: wanted, random: random), Array(inner.sockets.values))
+            let wanted = inner.sockets.all.contains { $0.isActive }
+            return (inner.machine.connectionLost(wantsConnection: wanted, random: random), inner.sockets.all)
         }
         switch action {
         case .none:
@@ -31,6 +31,10 @@ extension Manager {
             logger.warning("reconnection failed: attempts exhausted", metadata: ["socketio.attempts": "\(configuration.reconnectionAttempts ?? 0)"])
             publish(.reconnectFailed)
             for socket in sockets { socket.reconnectionFailed() }
+            // Given up on: held no longer (a later `connect()` holds them again).
+            inner.withLockedValue { inner in
+                for socket in sockets { inner.sockets.letGo(socket) }
+            }
         }
     }
 

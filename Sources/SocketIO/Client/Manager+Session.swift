@@ -69,7 +69,7 @@ extension Manager {
         switch event {
         case .opened(let handshake, let transport):
             guard let (action, sockets) = inner.withLockedValue({ inner -> (ManagerStateMachine.OpenedAction, [Socket])? in
-                inner.machine.opened(session, sid: handshake.sid, transport: transport).map { ($0, Array(inner.sockets.values)) }
+                inner.machine.opened(session, sid: handshake.sid, transport: transport).map { ($0, inner.sockets.all) }
             }) else { return }
             guard case .announce(let version, let sid, let reconnected) = action else { return }
             logger.info("connected", metadata: [
@@ -106,7 +106,7 @@ extension Manager {
             guard let action = inner.machine.closed(session, reason: reason) else { return nil }
             inner.engine = nil
             inner.decoder.reset()
-            return (action, Array(inner.sockets.values))
+            return (action, inner.sockets.all)
         }) else { return }
         logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(reason)"])
         switch action {

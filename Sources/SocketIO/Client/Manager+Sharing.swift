@@ -5,7 +5,7 @@ extension Manager {
     /// waiting to reconnect): a manager shared by several namespaces stays open for them.
     package func hasActiveSockets(besides socket: Socket) -> Bool {
         inner.withLockedValue { inner in
-            inner.sockets.values.contains { $0 !== socket && $0.isActive }
+            inner.sockets.all.contains { $0 !== socket && $0.isActive }
         }
     }
 }

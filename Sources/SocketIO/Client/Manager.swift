@@ -35,7 +35,7 @@ public final class Manager: Sendable {
     struct Inner: Sendable {
         /// The session's engine; there is one exactly while ``machine`` has a session.
         var engine: Engine?
-        var sockets: [String: Socket] = [:]
+        var sockets = SocketTable()
         /// Decodes the current session's packets (its revision; partial binary packets).
         var decoder: SocketPacketDecoder
         var observers = ObserverSet<ManagerEvent>()
@@ -121,7 +121,7 @@ public final class Manager: Sendable {
         return inner.withLockedValue { inner in
             if let socket = inner.sockets[namespace] { return socket }
             let socket = Socket(manager: self, namespace: namespace, auth: auth, version: inner.machine.version.socketIOVersion)
-            inner.sockets[namespace] = socket
+            inner.sockets.add(socket)
             return socket
         }
     }
@@ -133,7 +133,7 @@ public final class Manager: Sendable {
 
     /// Disconnects every socket and closes the session.
     public func disconnect() {
-        let sockets = inner.withLockedValue { Array($0.sockets.values) }
+        let sockets = inner.withLockedValue { $0.sockets.all }
         for socket in sockets { socket.disconnect() }
         closeEngine()
     }
@@ -146,9 +146,11 @@ public final class Manager: Sendable {
     /// the DISCONNECT (socket.io's Node server does): the DISCONNECT waits until the server has
     /// read everything before it. Bounded: the wait for that confirmation takes at most 2 s.
     public func close() async {
-        let (sockets, engine) = inner.withLockedValue { (Array($0.sockets.values), $0.engine) }
+        let (sockets, engine) = inner.withLockedValue { ($0.sockets.all, $0.engine) }
         for socket in sockets { socket.disconnect() }
         closeEngine()
+        // The sockets no longer keep each other and the manager alive (see `SocketTable`).
+        inner.withLockedValue { $0.sockets.letGoAll() }
         await engine?.closeAndWait()
         let observers = inner.withLockedValue { $0.observers.takeAll() }
         for observer in observers { observer.finish() }
@@ -205,9 +207,18 @@ public final class Manager: Sendable {
         return engine.send(packets.flatMap { SocketPacketEncoder.encode($0).enginePackets })
     }
 
-    /// Called by a socket that stopped wanting a connection: closes the engine if none wants one.
-    func socketBecameInactive() {
-        let anyActive = inner.withLockedValue { inner in inner.sockets.values.contains { $0.isActive } }
+    /// Called by a socket that wants a connection: the manager holds it (see ``SocketTable``).
+    func socketWantsConnection(_ socket: Socket) {
+        inner.withLockedValue { $0.sockets.hold(socket) }
+    }
+
+    /// Called by a socket that stopped wanting a connection: the manager lets go of it, and
+    /// closes the engine if no socket wants one.
+    func socketBecameInactive(_ socket: Socket) {
+        let anyActive = inner.withLockedValue { inner in
+            inner.sockets.letGo(socket)
+            return inner.sockets.all.contains { $0.isActive }
+        }
         if !anyActive { closeEngine() }
     }
 
@@ -231,7 +242,7 @@ public final class Manager: Sendable {
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.ioClientDisconnect)) }
         // A socket that started connecting meanwhile hears of it rather than waiting forever.
-        let sockets = inner.withLockedValue { Array($0.sockets.values) }
+        let sockets = inner.withLockedValue { $0.sockets.all }
         for socket in sockets { socket.engineClosed(.ioClientDisconnect) }
     }
 }

@@ -31,7 +31,7 @@ extension Socket {
             ended(reason, connectFailure: .disconnected(reason))
             // No automatic reconnection follows the server's disconnect: nothing queued can go.
             failRetryQueue(with: .disconnected(reason))
-            manager.socketBecameInactive()
+            manager.socketBecameInactive(self)
         }
     }
 
@@ -82,7 +82,7 @@ extension Socket {
         publish(status)
         dispatch(SocketEvent(name: "connect_error", items: items), includeAny: false)
         resumeConnectWaiters(with: error)
-        manager.socketBecameInactive()
+        manager.socketBecameInactive(self)
     }
 
     /// The namespace ended: status, the `disconnect` (or `connect_error`) event, waiting callers.

@@ -85,6 +85,7 @@ public final class Socket: Sendable {
     /// Starts connecting the namespace and returns at once; listen for `connect`/`connect_error`
     /// or watch ``statusChanges``.
     public func startConnecting() {
+        manager.socketWantsConnection(self)
         let engineOpen = manager.isEngineOpen
         let (action, change) = inner.withLockedValue { inner in
             (inner.machine.connect(engineOpen: engineOpen), inner.machine.status)
@@ -160,7 +161,7 @@ public final class Socket: Sendable {
             ended(reason, connectFailure: .disconnected(reason))
         }
         failRetryQueue(with: .disconnected(.ioClientDisconnect))
-        manager.socketBecameInactive()
+        manager.socketBecameInactive(self)
     }
 
     // MARK: - From the manager
