@@ -40,8 +40,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "websocket, polling, or auto (polling first, then upgrade).")
     var transport: TransportChoice = .websocket
 
-    @Option(name: .long, help: "The namespace to use.")
-    var namespace: String = "/"
+    @Option(name: .long, help: "The namespace to use, / by default; or give it as the URL's path.")
+    var namespace: String?
 
     @Option(name: .long, help: "The python with python-socketio 5.x for the comparison (default: .venv/bin/python).")
     var python: String?
@@ -63,6 +63,15 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "With --cluster: probes timed one at a time for the latency figures.")
     var probes: Int = 500
+
+    @Option(name: .long, help: "Connection churn: this many rounds of --clients clients that connect, make one ack, hold --hold seconds and close; per round, CPU and memory of this process (and of --server-pid).")
+    var churn: Int?
+
+    @Option(name: .long, help: "With --churn: seconds each client stays connected.")
+    var hold: Double = 0
+
+    @Option(name: .long, help: "With --churn: the server's pid (sio serve in another process), to report its CPU and memory per round.")
+    var serverPid: Int32?
 
     @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
     var inlineHandlers = false
@@ -97,7 +106,17 @@ struct BenchCommand: AsyncParsableCommand {
                 try await runConnections(serverURL, embedded: embedded)
                 return
             }
-            var runner = BenchRunner(url: serverURL, namespace: namespace, auth: .none,
+            if let churn {
+                try await runChurn(churn, serverURL: serverURL, embedded: embedded)
+                return
+            }
+            let joined: String
+            do {
+                joined = try SocketNamespace.resolve(url: serverURL, namespace: namespace)
+            } catch {
+                throw CLIError("\(error)")
+            }
+            var runner = BenchRunner(url: serverURL, namespace: joined, auth: .none,
                                      transports: transport.transports, clients: clients, events: events, acks: acks)
             // The embedded server shares the process and its event loops with the client: the
             // figures cover both (run against `sio serve` in another process to see the client alone).
@@ -145,6 +164,39 @@ struct BenchCommand: AsyncParsableCommand {
             StandardOutput.line(JSONValue.object(JSONObject(results.map { ($0.label, $0.json) })).jsonString)
         } else {
             StandardOutput.line(ClusterBench.table(results))
+        }
+    }
+
+    /// `--churn`: rounds of clients coming and going, a row per round.
+    private func runChurn(_ rounds: Int, serverURL: URL, embedded: RunningServer?) async throws {
+        guard rounds > 0, hold >= 0 else {
+            await embedded?.stop()
+            throw CLIError("--churn must be positive and --hold not negative")
+        }
+        let joined: String
+        do {
+            joined = try SocketNamespace.resolve(url: serverURL, namespace: namespace)
+        } catch {
+            await embedded?.stop()
+            throw CLIError("\(error)")
+        }
+        let bench = ChurnBench(
+            url: serverURL, namespace: joined, clients: clients, rounds: rounds,
+            hold: .milliseconds(Int(hold * 1000)), serverPID: serverPid
+        )
+        let results: [ChurnBench.Round]
+        do {
+            results = try await bench.run()
+        } catch {
+            await embedded?.stop()
+            throw CLIError("\(error)")
+        }
+        await embedded?.stop()
+        if json {
+            StandardOutput.line(ChurnBench.json(results).jsonString)
+        } else {
+            let target = (url == nil ? "the embedded server " : "") + serverURL.absoluteString
+            StandardOutput.line(ChurnBench.table(target: target, clients: clients, hold: bench.hold, results))
         }
     }
 

@@ -1,0 +1,132 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIO
+
+/// `sio bench --churn N`: connections coming and going. Each round connects `clients` clients
+/// at once (WebSocket, `io(url)`), each makes one acknowledged `ack` round trip, holds for
+/// `hold`, and closes; the next round starts when every client of this one is closed.
+///
+/// What it is for: a server or client that grows with every connection it has served shows it
+/// here, round after round — CPU per round (this process, and the server's when its pid is
+/// given) and resident memory at the end of each round should stay flat.
+struct ChurnBench: Sendable {
+    var url: URL
+    var namespace: String
+    var clients: Int
+    var rounds: Int
+    var hold: Duration
+    /// How long a client may take to connect and get its ack before it counts as refused.
+    var within: Duration = .seconds(5)
+    /// `sio serve`'s pid, to read its CPU and memory from `/proc`.
+    var serverPID: Int32?
+
+    struct Round: Sendable {
+        var index: Int
+        var connected: Int
+        var seconds: Double
+        var clientCPU: Double
+        var clientMB: Double?
+        var serverCPU: Double?
+        var serverMB: Double?
+    }
+
+    func run() async throws -> [Round] {
+        var results: [Round] = []
+        for index in 1...rounds {
+            let usage = ProcessUsage.now()
+            let server = serverPID.flatMap(ServerUsage.read)
+            let start = ContinuousClock.now
+            let connected = await round()
+            let seconds = BenchRunner.seconds(ContinuousClock.now - start)
+            let serverAfter = serverPID.flatMap(ServerUsage.read)
+            let result = Round(
+                index: index, connected: connected, seconds: seconds,
+                clientCPU: ProcessUsage.now().since(usage).cpuSeconds,
+                clientMB: BenchRunner.residentMegabytes(),
+                serverCPU: server.flatMap { before in serverAfter.map { $0.cpuSeconds - before.cpuSeconds } },
+                serverMB: serverAfter?.residentMB
+            )
+            FileHandle.standardError.write(Data("churn \(Self.row(result).joined(separator: "  "))\n".utf8))
+            results.append(result)
+        }
+        return results
+    }
+
+    /// One round; returns how many clients connected and got their ack in time.
+    private func round() async -> Int {
+        var configuration = Manager.Configuration()
+        configuration.transports = [.websocket]
+        configuration.reconnection = false
+        configuration.connectTimeout = within
+        let options = configuration
+        let (url, namespace, hold, within) = (url, namespace, hold, within)
+        return await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    let socket: Socket
+                    do {
+                        socket = try await io(url, namespace: namespace, configuration: options)
+                    } catch {
+                        return false
+                    }
+                    let acked = (try? await socket.timeout(within).emitWithAck("ack", "churn")) != nil
+                    if acked, hold > .zero { try? await Task.sleep(for: hold) }
+                    await socket.io.close()
+                    return acked
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+    }
+
+    static let headers = ["round", "connected", "time s", "client CPU s", "client RSS MB", "server CPU s", "server RSS MB"]
+
+    static func row(_ round: Round) -> [String] {
+        func figure(_ value: Double?, _ digits: Int) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "–" }
+        return ["\(round.index)", "\(round.connected)", figure(round.seconds, 2), figure(round.clientCPU, 2),
+                figure(round.clientMB, 1), figure(round.serverCPU, 2), figure(round.serverMB, 1)]
+    }
+
+    static func table(target: String, clients: Int, hold: Duration, _ rounds: [Round]) -> String {
+        MetricTable.render(
+            title: "sio bench --churn: \(clients) clients a round against \(target), each: connect, one ack, hold \(hold), close",
+            headers: headers, rows: rounds.map(row)
+        )
+    }
+
+    static func json(_ rounds: [Round]) -> JSONValue {
+        .array(rounds.map { round in
+            var object = JSONObject()
+            object["round"] = .number(Double(round.index))
+            object["connected"] = .number(Double(round.connected))
+            object["seconds"] = .number(round.seconds)
+            object["clientCPUSeconds"] = .number(round.clientCPU)
+            object["clientRSSMB"] = round.clientMB.map(JSONValue.number) ?? .null
+            object["serverCPUSeconds"] = round.serverCPU.map(JSONValue.number) ?? .null
+            object["serverRSSMB"] = round.serverMB.map(JSONValue.number) ?? .null
+            return .object(object)
+        })
+    }
+}
+
+/// Another process's CPU time and resident memory, from `/proc/PID/stat` and `/proc/PID/status`.
+struct ServerUsage {
+    var cpuSeconds: Double
+    var residentMB: Double?
+
+    static func read(_ pid: Int32) -> ServerUsage? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var resident: Double?
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+           let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
+            resident = kilobytes / 1024
+        }
+        return ServerUsage(cpuSeconds: (user + system) / ticks, residentMB: resident)
+    }
+}
