@@ -62,6 +62,7 @@ let package = Package(
             name: "WebSocketClient",
             dependencies: [
                 "SocketIOProtocol",
+                "SwitchboardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

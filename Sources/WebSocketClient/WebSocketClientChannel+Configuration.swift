@@ -1,6 +1,7 @@
 package import NIOCore
 import NIOPosix
 package import SocketIOProtocol
+package import SwitchboardCore
 
 extension WebSocketClientChannel {
     /// Where to connect and how.
@@ -25,6 +26,9 @@ extension WebSocketClientChannel {
         /// How long a fence (``WebSocketClientChannel/sendAfterPeerRead(_:)``) waits for the
         /// peer's pong before writing what it holds anyway (a peer that never answers pings).
         package var fenceTimeout: TimeAmount = .seconds(2)
+        /// The process's file descriptors (a connection is refused when it would eat into the
+        /// reserve); the process-wide budget unless a test gives its own.
+        package var descriptors: DescriptorBudget = .shared
 
         /// A configuration with the engine's defaults: 20 s to connect, no bound on the rest.
         package init(
@@ -88,6 +92,9 @@ extension WebSocketClientChannel {
         case handshakeFailed(String)
         /// The opening took longer than ``Configuration/openTimeout``.
         case openTimedOut
+        /// Not tried: `open` of the process's `limit` file descriptors are open, and a reserve
+        /// is kept free so the process itself keeps working (raise `ulimit -n`).
+        case outOfDescriptors(open: Int, limit: Int)
         /// The open connection failed (reset, TLS error, oversized message, …).
         case network(String)
 
@@ -98,6 +105,8 @@ extension WebSocketClientChannel {
             case .upgradeRefused: "the server refused the WebSocket upgrade"
             case .handshakeFailed(let detail): "WebSocket handshake failed: \(detail)"
             case .openTimedOut: "the WebSocket did not open in time"
+            case .outOfDescriptors(let open, let limit):
+                "out of file descriptors: \(open) of the process's \(limit) are open (the rest kept in reserve); raise the limit (ulimit -n) or close connections"
             case .network(let detail): detail
             }
         }

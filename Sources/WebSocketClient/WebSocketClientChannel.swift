@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 package import NIOWebSocket
 package import SocketIOProtocol
+import SwitchboardCore
 
 /// One client WebSocket on swift-nio's own typed upgrader, carrying text and binary messages:
 /// what Engine.IO's WebSocket transport and Switchboard's plain `WebSocketDriver` both ride on.
@@ -63,6 +64,12 @@ package final class WebSocketClientChannel: Sendable {
             reporter.end(.failed(.tlsSetup("\(error)")))
             return
         }
+        // A connection takes a descriptor only while the process keeps a reserve free.
+        let descriptors = configuration.descriptors
+        if case .refused(let open, let limit, _) = descriptors.acquire() {
+            reporter.end(.failed(.outOfDescriptors(open: open, limit: limit)))
+            return
+        }
         let eventLoop = configuration.group.next()
         if let openTimeout = configuration.openTimeout {
             let scheduled = eventLoop.scheduleTask(in: openTimeout) { [self] in
@@ -83,6 +90,7 @@ package final class WebSocketClientChannel: Sendable {
             switch result {
             case .success(let connected):
                 connected.closeFuture.whenComplete { [self] _ in
+                    descriptors.release()
                     cancelOpenTimeout()
                     reporter.end(.closed(code: nil))
                 }
@@ -92,6 +100,7 @@ package final class WebSocketClientChannel: Sendable {
                 }
                 if closeNow { connected.close(promise: nil) }
             case .failure(let error):
+                descriptors.release()
                 cancelOpenTimeout()
                 reporter.end(.failed(.cannotConnect(host: configuration.address.host, port: configuration.address.port, "\(error)")))
             }

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import SocketIOProtocol
+import SwitchboardCore
 
 /// What the HTTP and WebSocket front ends share: sessions, namespaces, the plain endpoint.
 final class ServerCore: Sendable {
@@ -13,6 +15,8 @@ final class ServerCore: Sendable {
     let unfinished = UnfinishedRequests()
     /// Upgraded WebSocket connections, until they close.
     let webSockets = OpenWebSockets()
+    /// The process's file descriptors: connections are accepted only while a reserve stays free.
+    let descriptors: DescriptorBudget
     /// Raw Engine.IO endpoints (``SocketIOServer/engineIO(at:onConnection:)``): path → what
     /// gets each new socket.
     let rawMounts = NIOLockedValueBox<[String: @Sendable (EngineIOSocket) -> Void]>([:])
@@ -25,6 +29,29 @@ final class ServerCore: Sendable {
         rawMounts.withLockedValue { $0[path] = onConnection }
     }
 
+    /// Whether an accepted connection may stay: `false` when it would leave less than the
+    /// reserve of the process's file descriptors free (close it then). The first refusal of a
+    /// run is logged, and the first connection accepted again after one.
+    func admitConnection(_ channel: any Channel) -> Bool {
+        switch descriptors.acquire() {
+        case .granted(let resumed):
+            let descriptors = self.descriptors
+            channel.closeFuture.whenComplete { _ in descriptors.release() }
+            if resumed {
+                environment.logger.notice("accepting connections again: file descriptors are free below the reserve")
+            }
+            return true
+        case .refused(let open, let limit, let first):
+            if first {
+                environment.logger.warning(
+                    "refusing new connections: \(open) of the process's \(limit) file descriptors are open, and \(descriptors.reserve) are kept in reserve; raise the limit (ulimit -n) or shed load",
+                    metadata: ["socketio.fd.open": "\(open)", "socketio.fd.limit": "\(limit)"]
+                )
+            }
+            return false
+        }
+    }
+
     /// The Engine.IO paths served: Socket.IO's, then the raw ones.
     var mounts: [String] { [environment.configuration.normalizedPath] + rawMountPaths }
 
@@ -33,8 +60,9 @@ final class ServerCore: Sendable {
         mounts.first { path == $0 || path == $0.dropLast() }
     }
 
-    init(environment: ServerEnvironment) {
+    init(environment: ServerEnvironment, descriptors: DescriptorBudget = .shared) {
         self.environment = environment
+        self.descriptors = descriptors
         self.namespaces = NamespaceRegistry(environment: environment)
         self.plain = PlainWebSocketEndpoint(environment: environment)
     }

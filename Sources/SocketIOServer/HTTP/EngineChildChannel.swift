@@ -42,8 +42,15 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
         self.headTimeout = headTimeout
     }
 
+    /// Past the process's descriptor reserve, an accepted connection is closed at once.
+    struct OutOfDescriptors: Error {}
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        guard core.admitConnection(channel) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(OutOfDescriptors())
+        }
+        return channel.eventLoop.makeCompletedFuture {
             let core = self.core
             let idleTimeout = self.idleTimeout
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)

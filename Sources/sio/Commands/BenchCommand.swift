@@ -86,6 +86,7 @@ struct BenchCommand: AsyncParsableCommand {
                 try await runCluster(cluster)
                 return
             }
+            try checkDescriptors()
             var embedded: RunningServer?
             let serverURL: URL
             if let url {
@@ -165,6 +166,21 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             StandardOutput.line(ClusterBench.table(results))
         }
+    }
+
+    /// Refuses up front a run that needs more file descriptors than the process may open:
+    /// one per client, two with the embedded server (its end of each connection).
+    private func checkDescriptors() throws {
+        let budget = DescriptorBudget.shared
+        guard let room = budget.room, let limit = budget.limit else { return }
+        let perClient = url == nil ? 2 : 1
+        let fit = room / perClient
+        guard clients > fit else { return }
+        throw CLIError(
+            "\(clients) clients need about \(clients * perClient) file descriptors (\(perClient) each\(perClient == 2 ? ": the client's and the embedded server's end" : "")), " +
+            "but only \(room) are free below this process's limit of \(limit) (ulimit -n) with \(budget.reserve) kept in reserve: " +
+            "at most \(fit) clients fit. Raise the limit (ulimit -n \(limit - room + clients * perClient)) or use fewer clients."
+        )
     }
 
     /// `--churn`: rounds of clients coming and going, a row per round.
