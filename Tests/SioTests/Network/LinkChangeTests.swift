@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOConcurrencyHelpers
 import SocketIO
 import SwitchboardTestSupport
@@ -21,18 +24,25 @@ import Testing
         return configuration
     }
 
-    /// Runs `body` with the network, the server in it and a connected `/ticker` socket.
-    static func withTicker(
-        _ test: String,
-        _ body: @Sendable (TestNetwork, Manager, Socket, AsyncStream<SocketEvent>) async throws -> Void
-    ) async throws {
+    /// Whether the network-namespace tests may run here (they change the machine's network
+    /// under the whole test process); prints a loud skip line when not.
+    static func enabled(_ test: String) -> Bool {
         // The system's network changes under the whole test process: every manager in it would
         // react. `scripts/test` runs the suite one test at a time and turns this on.
         guard ProcessInfo.processInfo.environment["SWITCHBOARD_NETNS_TESTS"] == "1" else {
             FileHandle.standardError.write(Data(
                 "⚠️ SKIPPED \(test): set SWITCHBOARD_NETNS_TESTS=1 and run tests one at a time (scripts/test does)\n".utf8))
-            return
+            return false
         }
+        return true
+    }
+
+    /// Runs `body` with the network, the server in it and a connected `/ticker` socket.
+    static func withTicker(
+        _ test: String,
+        _ body: @Sendable (TestNetwork, Manager, Socket, AsyncStream<SocketEvent>) async throws -> Void
+    ) async throws {
+        guard enabled(test) else { return }
         guard let sio = SioBinary.orSkip(test), let network = try await TestNetwork.make(for: test) else { return }
         let server = try BackgroundChild(network.ip, [
             "netns", "exec", network.namespace, sio, "serve", "--host", network.serverAddress, "--port", "0",
@@ -62,6 +72,42 @@ import Testing
     /// The tick numbers of `events`.
     static func numbers(_ events: [SocketEvent]) -> [Int] {
         events.compactMap { $0.items.first?.intValue }
+    }
+
+    /// With the test's link down its /24 is gone, and the test range's `unreachable` route
+    /// answers at once: nothing for the range follows the default route off the machine.
+    @Test func withTheLinkDownTheTestRangeIsUnreachable() async throws {
+        guard Self.enabled("withTheLinkDownTheTestRangeIsUnreachable"),
+              let network = try await TestNetwork.make(for: "withTheLinkDownTheTestRangeIsUnreachable") else { return }
+        do {
+            #expect(Self.connectError(to: network.serverAddress) == EINPROGRESS, "reachable while the link is up")
+            try await network.run(["link", "set", network.hostLink, "down"])
+            // The kernel's answer for an `unreachable` route: EHOSTUNREACH ("No route to host").
+            #expect(Self.connectError(to: network.serverAddress) == EHOSTUNREACH, "unreachable, at once")
+            let route = try await ChildProcess.run(network.ip, ["route", "get", network.serverAddress])
+            #expect(route.status != 0 && route.stderr.contains("No route to host"), "route: \(route.stdout) \(route.stderr)")
+        } catch {
+            await network.remove()
+            throw error
+        }
+        await network.remove()
+    }
+
+    /// The `errno` of a non-blocking TCP connect to `address`:9 — `EINPROGRESS` when a route
+    /// leads there, `EHOSTUNREACH` when an `unreachable` route answers (never a wait).
+    static func connectError(to address: String) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var target = sockaddr_in()
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_port = in_port_t(UInt16(9).bigEndian)
+        target.sin_addr.s_addr = inet_addr(address)
+        let result = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return result == 0 ? 0 : errno
     }
 
     /// What a Wi-Fi → cellular switch does to a socket: its address is gone, the TCP connection

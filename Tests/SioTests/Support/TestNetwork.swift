@@ -34,7 +34,7 @@ struct TestNetwork: Sendable {
             return skip("no ip (iproute2)")
         }
         let tag = Int(getpid()) % 100_000
-        let subnet = "10.231.\(tag % 250)"
+        let subnet = "\(Self.range.prefix).\(tag % 250)"
         let network = TestNetwork(
             ip: ip, namespace: "sbt\(tag)", hostLink: "sbt\(tag)h", serverLink: "sbt\(tag)s",
             clientAddress: "\(subnet).1", serverAddress: "\(subnet).2", nextClientAddress: "\(subnet).3"
@@ -45,6 +45,10 @@ struct TestNetwork: Sendable {
         } catch {
             return skip("ip netns add failed (\(error))")
         }
+        // Before any link goes down or address away: traffic for the test range must never
+        // follow the default route off the machine. The connected /24 is more specific and
+        // wins while it exists; without it, this route answers "network unreachable".
+        try await network.holdRangeOnMachine()
         try await network.run(["link", "add", network.hostLink, "type", "veth", "peer", "name", network.serverLink])
         try await network.run(["link", "set", network.serverLink, "netns", network.namespace])
         // A secondary address takes over when the primary is deleted (as a new Wi-Fi lease would).
@@ -72,9 +76,22 @@ struct TestNetwork: Sendable {
         try await run(["netns", "exec", namespace, ip] + arguments)
     }
 
-    /// Deletes the namespace (and with it both ends of the pair).
+    /// The whole range the tests take their subnets from (10.231.0.0/16).
+    static let range = (prefix: "10.231", cidr: "10.231.0.0/16")
+
+    /// Adds an `unreachable` route for the whole test range in this (the root) namespace,
+    /// unless there is one already (another test process's).
+    func holdRangeOnMachine() async throws {
+        let routes = try await ChildProcess.run(ip, ["route", "show", "type", "unreachable", Self.range.cidr])
+        guard !routes.stdout.contains(Self.range.prefix) else { return }
+        try await run(["route", "add", "unreachable", Self.range.cidr])
+    }
+
+    /// Deletes the namespace (and with it both ends of the pair), then the unreachable route —
+    /// after the links are gone, so nothing of the range is ever routed off the machine.
     func remove() async {
         _ = try? await ChildProcess.run(ip, ["netns", "del", namespace])
         _ = try? await ChildProcess.run(ip, ["link", "del", hostLink])
+        _ = try? await ChildProcess.run(ip, ["route", "del", "unreachable", Self.range.cidr])
     }
 }
