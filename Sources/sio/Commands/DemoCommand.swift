@@ -14,6 +14,14 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Log the server's connections to standard error.")
     var verbose = false
 
+    @Option(name: .long, help: "Play one part only: client (Socket.IO client scenes), platform, or failover.")
+    var only: DemoPart?
+
+    /// The demo's parts, in the order they play.
+    enum DemoPart: String, ExpressibleByArgument, CaseIterable {
+        case client, platform, failover
+    }
+
     func run() async throws {
         let story = DemoStory()
         var logger = Logger(label: "sio.demo") { StreamLogHandler.standardError(label: $0) }
@@ -28,9 +36,14 @@ struct DemoCommand: AsyncParsableCommand {
         }
         story.banner("Switchboard demo — embedded Socket.IO server at \(url.absoluteString)")
         do {
-            try await DemoScenes(story: story, url: url, host: host).play()
-            try await PlatformScene(story: story).play()
-            try await FailoverScene(story: story).play()
+            let parts = only.map { [$0] } ?? DemoPart.allCases
+            for part in parts {
+                switch part {
+                case .client: try await DemoScenes(story: story, url: url, host: host).play()
+                case .platform: try await PlatformScene(story: story).play()
+                case .failover: try await FailoverScene(story: story).play()
+                }
+            }
             story.banner("\nAll done: every step above ran against a real server over loopback.")
             await host.stop()
         } catch {

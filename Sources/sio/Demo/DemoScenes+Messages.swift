@@ -27,8 +27,8 @@ extension DemoScenes {
             + "order screen (msg_body.extra.order_no == \"TAINIUBILE1234\", marks processed), audit log (everything)")
 
         let feed = center.feed(from: chat.events(named: "message").map { $0.items.first ?? .null })
-        let pushed = try await chat.emitWithAck("push-messages")
-        _ = try await within(10, "the last pushed message") { await end.firstElement() }
+        let pushed = try await within("the push-messages ack") { try await chat.emitWithAck("push-messages") }
+        _ = try await within("the last pushed message") { await end.firstElement() }
         feed.cancel()
         let script = DemoApplication.messageScript
         guard pushed.first?.intValue == script.count else { throw DemoFailure(description: "the server pushed \(pushed)") }

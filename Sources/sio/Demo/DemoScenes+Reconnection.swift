@@ -8,8 +8,8 @@ extension DemoScenes {
     func reconnection() async throws {
         story.chapter("Reconnection and the offline buffer")
         var configuration = Manager.Configuration()
-        configuration.connectTimeout = .seconds(10)
-        configuration.defaultAckTimeout = .seconds(20)
+        configuration.connectTimeout = .seconds(demoStepSeconds)
+        configuration.defaultAckTimeout = .seconds(demoStepSeconds)
         configuration.transports = [.websocket]
         configuration.reconnectionDelay = .milliseconds(200)
         configuration.reconnectionDelayMax = .seconds(1)
@@ -30,12 +30,12 @@ extension DemoScenes {
             }
             return 0
         }
-        try await within(10, "the connection") { try await socket.connect() }
+        try await within("the connection") { try await socket.connect() }
         story.step("connected to / (socket id \(socket.id ?? "?"))")
 
         guard let port = host.port else { throw DemoFailure(description: "the server has no port") }
         await host.stop()
-        let reason = try await within(10, "the client noticing") { () -> DisconnectReason? in
+        let reason = try await within("the client noticing") { () -> DisconnectReason? in
             for await status in statuses {
                 if case .disconnected(let reason) = status { return reason }
             }
@@ -49,7 +49,7 @@ extension DemoScenes {
         story.step("emitted \(messages.count) events and one acked event while offline: buffered, in order")
 
         // Two attempts fail while the server is down, then it comes back.
-        _ = try await within(20, "two failed attempts") {
+        _ = try await within("two failed attempts") {
             var failed = 0
             for await event in failures {
                 if case .reconnectError = event { failed += 1 }
@@ -59,18 +59,18 @@ extension DemoScenes {
         }
         try await host.start(port: port)
         story.step("the server is back on port \(port)")
-        let attempt = try await within(20, "the reconnection") { await watcher.value }
+        let attempt = try await within("the reconnection") { await watcher.value }
         let tries = attempts.withLockedValue { $0 }
         story.step("reconnected on attempt \(attempt) (reconnect_attempt events: \(tries.map(String.init).joined(separator: ", ")))")
         var delivered: [String] = []
         for _ in messages {
-            let echo = try await within(10, "the buffered echoes") { await echoes.firstElement() }
+            let echo = try await within("the buffered echoes") { await echoes.firstElement() }
             delivered.append(echo?.items.first?.stringValue ?? "?")
         }
         guard delivered == messages else {
             throw DemoFailure(description: "the buffered emits came back as \(delivered), expected \(messages)")
         }
-        let reply = try await within(10, "the buffered ack") { try await pendingAck.value }
+        let reply = try await within("the buffered ack") { try await pendingAck.value }
         story.step("the buffered events arrived in order (\(delivered.joined(separator: " → "))) and the ack came back: \(reply.first?.stringValue ?? "?")")
         await manager.close()
     }

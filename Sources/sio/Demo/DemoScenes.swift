@@ -21,8 +21,8 @@ struct DemoScenes: Sendable {
 
     func makeManager() throws -> Manager {
         var configuration = Manager.Configuration()
-        configuration.connectTimeout = .seconds(10)
-        configuration.defaultAckTimeout = .seconds(10)
+        configuration.connectTimeout = .seconds(demoStepSeconds)
+        configuration.defaultAckTimeout = .seconds(demoStepSeconds)
         return try Manager(url: url, configuration: configuration)
     }
 
@@ -31,7 +31,7 @@ struct DemoScenes: Sendable {
         let refusedManager = try makeManager()
         let refused = refusedManager.socket(namespace: "/chat", auth: .static(["token": "wrong"]))
         do {
-            try await within(10, "the refusal") { try await refused.connect() }
+            try await within("the refusal") { try await refused.connect() }
             throw DemoFailure(description: "/chat accepted a wrong token")
         } catch SocketIOError.connectError(let message, let data) {
             story.step("/chat with a wrong token is refused: connect_error \"\(message)\" \(data?.jsonString ?? "")")
@@ -41,11 +41,11 @@ struct DemoScenes: Sendable {
         let manager = try makeManager()
         let chat = manager.socket(namespace: "/chat", auth: .static(["token": "secret"]))
         let events = manager.events
-        try await within(10, "the connection") { try await chat.connect() }
+        try await within("the connection") { try await chat.connect() }
         story.step("/chat with {\"token\":\"secret\"} connects: socket id \(chat.id ?? "?")")
         story.detail("Engine.IO \(manager.engineIOVersion.rawValue), opened over \(manager.transport?.rawValue ?? "?")")
         if manager.transport != .websocket {
-            _ = try await within(10, "the upgrade to WebSocket") {
+            _ = try await within("the upgrade to WebSocket") {
                 for await event in events where event == .upgrade { return true }
                 return false
             }
@@ -58,18 +58,18 @@ struct DemoScenes: Sendable {
         story.chapter("Events and acknowledgements")
         let echoes = chat.events(named: "echo")
         try chat.emit("echo", "hello", 42, ["nested": [true, .null]])
-        let echo = try await within(10, "the echo") { await echoes.firstElement() }
+        let echo = try await within("the echo") { await echoes.firstElement() }
         story.step("emit echo → the server echoed \(JSONValue.array(echo?.items ?? []).jsonString)")
 
         let start = ContinuousClock.now
-        let reply = try await chat.emitWithAck("ack", "ping", ["n": 1])
+        let reply = try await within("the ack") { try await chat.emitWithAck("ack", "ping", ["n": 1]) }
         let elapsed = ContinuousClock.now - start
         story.step("emitWithAck ack → \(JSONValue.array(reply).jsonString) in \(Self.milliseconds(elapsed)) ms")
 
         chat.once("server-ack") { event in event.ack?.respond(["pong from the client"] + event.items) }
         let results = chat.events(named: "server-ack-result")
         try chat.emit("server-ack", "question")
-        let result = try await within(10, "the server's ack result") { await results.firstElement() }
+        let result = try await within("the server's ack result") { await results.firstElement() }
         story.step("the server asked us for an ack and got \(JSONValue.array(result?.items ?? []).jsonString)")
     }
 
@@ -80,7 +80,7 @@ struct DemoScenes: Sendable {
         let items: [JSONValue] = ["two files", .binary(first), ["thumbnail": .binary(second)]]
         let echoes = chat.events(named: "binary")
         try chat.emit("binary", items: items)
-        let echoed = try await within(10, "the binary echo") { await echoes.firstElement() }
+        let echoed = try await within("the binary echo") { await echoes.firstElement() }
         guard echoed?.items == items else { throw DemoFailure(description: "the binary echo differs from what was sent") }
         story.step("sent \(first.count) + \(second.count) bytes as attachments; they came back byte for byte")
     }
@@ -89,17 +89,17 @@ struct DemoScenes: Sendable {
         story.chapter("Rooms and broadcast")
         let otherManager = try makeManager()
         let other = otherManager.socket(namespace: "/chat", auth: .static(["token": "secret"]))
-        try await within(10, "the second client") { try await other.connect() }
-        _ = try await other.emitWithAck("join", "swift")
-        _ = try await chat.emitWithAck("join", "swift")
+        try await within("the second client") { try await other.connect() }
+        _ = try await within("the second client joining the room") { try await other.emitWithAck("join", "swift") }
+        _ = try await within("the first client joining the room") { try await chat.emitWithAck("join", "swift") }
         story.step("two clients joined the room \"swift\"")
         let heard = other.events(named: "room-message")
-        let count = try await chat.emitWithAck("room-message", "swift", "hello, room")
-        let message = try await within(10, "the room message") { await heard.firstElement() }
+        let count = try await within("the room-message ack") { try await chat.emitWithAck("room-message", "swift", "hello, room") }
+        let message = try await within("the room message") { await heard.firstElement() }
         story.step("room-message reached \(count.first?.intValue ?? 0) sockets; the other client heard \(JSONValue.array(message?.items ?? []).jsonString)")
         let broadcasts = other.events(named: "broadcast")
         try chat.emit("broadcast", "to everyone in /chat")
-        _ = try await within(10, "the broadcast") { await broadcasts.firstElement() }
+        _ = try await within("the broadcast") { await broadcasts.firstElement() }
         story.step("broadcast reached the whole namespace")
         await otherManager.close()
     }
@@ -108,7 +108,7 @@ struct DemoScenes: Sendable {
         story.chapter("Server-side disconnect")
         let disconnects = chat.events(named: "disconnect")
         try chat.emit("kick")
-        let event = try await within(10, "the disconnect") { await disconnects.firstElement() }
+        let event = try await within("the disconnect") { await disconnects.firstElement() }
         guard chat.status == .disconnected(.ioServerDisconnect) else {
             throw DemoFailure(description: "expected io server disconnect, got \(chat.status)")
         }

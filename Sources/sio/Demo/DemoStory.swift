@@ -49,8 +49,18 @@ struct DemoFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs `body`, failing the demo if it takes longer than `seconds` (at once, even if the body
-/// ignores cancellation: see `withDeadline`).
+/// How long one demo step may take: sized for a loaded 2-core machine (beside two CPU hogs a
+/// step that takes milliseconds alone has taken seconds), and still short of a hang.
+let demoStepSeconds: Double = 30
+
+/// Runs `body`, failing the demo — naming `what` — if it takes longer than `seconds` (at once,
+/// even if the body ignores cancellation: see `withDeadline`). Every wait of the demo runs in
+/// one of these, so a step that does not happen says which, instead of going silent.
+func within<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await within(demoStepSeconds, what, body)
+}
+
+/// ``within(_:_:)`` with a deadline of its own.
 func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let step = ActiveSteps.begin(what)
     defer { ActiveSteps.end(step) }

@@ -33,7 +33,7 @@ struct FailoverScene: Sendable {
             return made
         }
         let manager = ConnectionManager(factory: factory, scanInterval: .milliseconds(250))
-        let lease = try await manager.lease(ConnectionConfiguration(url: server.url))
+        let lease = try await within("the lease") { try await manager.lease(ConnectionConfiguration(url: server.url)) }
         let connection = lease.connection
         let echoes = connection.events(named: "echo")
         try await PlatformScene.wait(for: .connected, of: connection, "the channel opening")
@@ -65,14 +65,18 @@ struct FailoverScene: Sendable {
         await server.stop()
     }
 
+    /// Sends `numbers`; a send that waits (the connection is not connected: queued) counts
+    /// against the step's deadline like any other wait.
     private func send(_ numbers: ClosedRange<Int>, on connection: any Connection) async throws {
-        for number in numbers {
-            try await connection.send("echo", .number(Double(number)))
+        try await within("sending \(numbers)") {
+            for number in numbers {
+                try await connection.send("echo", .number(Double(number)))
+            }
         }
     }
 
     private func nextChange(_ changes: AsyncStream<FailoverEvent>, to target: FailoverTransport) async throws -> String {
-        let reason = try await within(30, "the channel moving to \(target)") { () -> String? in
+        let reason = try await within("the channel moving to \(target)") { () -> String? in
             for await change in changes {
                 if case .transportChanged(_, target, let reason) = change { return reason }
             }
@@ -83,7 +87,7 @@ struct FailoverScene: Sendable {
     }
 
     private func expectEchoes(_ numbers: ClosedRange<Int>, from echoes: AsyncStream<JSONValue>) async throws {
-        let got = try await within(30, "the echoes \(numbers)") { () -> [Int] in
+        let got = try await within("the echoes \(numbers)") { () -> [Int] in
             var got: [Int] = []
             for await echo in echoes {
                 got.append(echo.intValue ?? -1)

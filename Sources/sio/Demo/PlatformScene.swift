@@ -18,16 +18,17 @@ struct PlatformScene: Sendable {
         let manager = ConnectionManager(factory: .socketIO, scanInterval: .milliseconds(250))
         let configuration = ConnectionConfiguration(url: first.url)
 
-        let orders = try await manager.lease(configuration)
-        let chat = try await manager.lease(configuration)
+        let (orders, chat) = try await within("two leases") {
+            (try await manager.lease(configuration), try await manager.lease(configuration))
+        }
         guard orders.connection === chat.connection, let connection = orders.connection as? DriverConnection else {
             throw DemoFailure(description: "the two leases got different connections")
         }
         let echoes = connection.events(named: "echo")
         try await Self.wait(for: .connected, of: connection, "the keeper connecting the leased connection")
         story.step("two screens leased \(first.url.absoluteString): both hold \(connection.id), one connection")
-        try await chat.connection.send("echo", "hello from the chat screen")
-        _ = try await within(10, "the first echo") { await echoes.firstElement() }
+        try await within("the first send") { try await chat.connection.send("echo", "hello from the chat screen") }
+        _ = try await within("the first echo") { await echoes.firstElement() }
         story.detail("the keeper opened it because a lease is held; feature code never saw Socket.IO")
 
         await first.stop()
@@ -45,7 +46,7 @@ struct PlatformScene: Sendable {
         let second = try await Self.startServer(port: port)
         try await Self.wait(for: .connected, of: connection, "the keeper reconnecting")
         story.step("the server came back on port \(port): the keeper reconnected, because leases are held")
-        let reply = try await within(20, "the queued commands") {
+        let reply = try await within("the queued commands") {
             try await sendOne.value
             let reply = try await request.value
             try await sendThree.value
@@ -53,7 +54,7 @@ struct PlatformScene: Sendable {
         }
         var delivered: [String] = []
         for _ in 0..<3 {
-            guard let echo = try await within(10, "the queued echoes", { await echoes.firstElement() }) else { break }
+            guard let echo = try await within("the queued echoes", { await echoes.firstElement() }) else { break }
             delivered.append(echo.stringValue ?? echo.jsonString)
         }
         guard delivered == ["order 1 shipped", "are you there?", "order 2 shipped"] else {
@@ -65,7 +66,7 @@ struct PlatformScene: Sendable {
         let events = manager.keeper.events()
         orders.release()
         chat.release()
-        _ = try await within(10, "the keeper's cleanup") {
+        _ = try await within("the keeper's cleanup") {
             for await event in events {
                 if case .removed(connection.id) = event { return true }
             }
@@ -85,14 +86,14 @@ struct PlatformScene: Sendable {
 
     static func wait(for state: ConnectionState, of connection: any Connection, _ what: String) async throws {
         let states = connection.stateChanges()
-        _ = try await within(20, what) {
+        _ = try await within(what) {
             for await next in states where next == state { return true }
             return false
         }
     }
 
     static func wait(forQueued count: Int, _ counts: AsyncStream<Int>) async throws {
-        _ = try await within(10, "\(count) queued commands") {
+        _ = try await within("\(count) queued commands") {
             for await next in counts where next >= count { return true }
             return false
         }
