@@ -1,11 +1,10 @@
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
 package import NIOWebSocket
-package import SocketIOProtocol
-import SwitchboardCore
+package import SwitchboardCore
 
 /// One client WebSocket on swift-nio's own typed upgrader, carrying text and binary messages:
 /// what Engine.IO's WebSocket transport and Switchboard's plain `WebSocketDriver` both ride on.
@@ -78,8 +77,9 @@ package final class WebSocketClientChannel: Sendable {
             }
             state.withLockedValue { $0.openTimeout = scheduled }
         }
+        // TCP_NODELAY is on by default (ClientBootstrap sets it at the TCP level; a
+        // `socketOption(.tcp_nodelay)` here set SO_DEBUG instead — same number, socket level).
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(configuration.connectTimeout)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -318,6 +318,9 @@ extension WebSocketClientChannel {
     }
 
     /// Returns once the connection is closed (at once if it never opened).
+    /// The TCP channel once connected (for diagnostics and tests: its socket options).
+    package var tcpChannel: (any Channel)? { state.withLockedValue { $0.raw } }
+
     package func waitUntilClosed() async {
         guard let channel = state.withLockedValue({ $0.channel }) else { return }
         try? await channel.closeFuture.get()
