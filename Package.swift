@@ -61,7 +61,6 @@ let package = Package(
         .target(
             name: "WebSocketClient",
             dependencies: [
-                "SocketIOProtocol",
                 "SwitchboardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -267,6 +266,7 @@ let package = Package(
             name: "SocketIOServerTests",
             dependencies: [
                 "SocketIOServer",
+                "SwitchboardCore",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",
                 "SocketIO",

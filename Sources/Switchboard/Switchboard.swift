@@ -6,8 +6,9 @@
 // `SocketIOProtocol`, for whoever imports it.
 @_exported public import enum SocketIOProtocol.JSONValue
 @_exported public import struct SocketIOProtocol.JSONObject
-@_exported public import enum SocketIOProtocol.TrustRoots
-@_exported public import protocol SocketIO.NetworkMonitor
-@_exported public import struct SocketIO.NetworkPath
-@_exported public import enum SocketIO.NetworkMonitors
-@_exported public import class SocketIO.ManualNetworkMonitor
+@_exported public import enum SwitchboardCore.TrustRoots
+@_exported public import protocol SwitchboardCore.NetworkMonitor
+@_exported public import struct SwitchboardCore.NetworkPath
+@_exported public import enum SwitchboardCore.NetworkMonitors
+@_exported public import class SwitchboardCore.ManualNetworkMonitor
+@_exported public import class SwitchboardCore.NetworkObservation

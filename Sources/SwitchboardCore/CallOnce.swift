@@ -47,3 +47,18 @@ extension Callback where Input == Void {
         self.body = { _ in body() }
     }
 }
+
+/// Lets exactly one caller through: an acknowledgement answered once, whoever answers.
+package final class OnceFlag: Sendable {
+    private let passed = NIOLockedValueBox(false)
+
+    package init() {}
+
+    /// `true` for the first call only.
+    package func claim() -> Bool {
+        passed.withLockedValue { passed in
+            defer { passed = true }
+            return !passed
+        }
+    }
+}

@@ -1,12 +1,13 @@
-/// The listeners of one socket (client or server). A plain value kept under the socket's lock.
-package struct ListenerRegistry: Sendable {
-    package typealias EventHandler = @Sendable (SocketEvent) -> Void
-    package typealias AnyHandler = @Sendable (SocketEvent) -> Void
+/// The listeners of one socket (client or server): handlers by event name, catch-alls, and
+/// catch-alls of outgoing events. A plain value kept under the socket's lock; the socket runs
+/// what ``take(for:includeAny:)`` hands out after unlocking.
+package struct ListenerRegistry<Event: Sendable>: Sendable {
+    package typealias Handler = @Sendable (Event) -> Void
 
     private struct Entry: Sendable {
-        let id: ListenerID
+        let id: Int
         let once: Bool
-        let handler: EventHandler
+        let handler: Handler
     }
 
     private var named: [String: [Entry]] = [:]
@@ -16,25 +17,29 @@ package struct ListenerRegistry: Sendable {
 
     package init() {}
 
-    package mutating func add(_ event: String, once: Bool, _ handler: @escaping EventHandler) -> ListenerID {
+    /// Adds a handler for `event` (removed after its first call when `once`); returns its id.
+    package mutating func add(_ event: String, once: Bool, _ handler: @escaping Handler) -> Int {
         let id = makeID()
         named[event, default: []].append(Entry(id: id, once: once, handler: handler))
         return id
     }
 
-    package mutating func addAny(_ handler: @escaping AnyHandler) -> ListenerID {
+    /// Adds a handler for every incoming event; returns its id.
+    package mutating func addAny(_ handler: @escaping Handler) -> Int {
         let id = makeID()
         any.append(Entry(id: id, once: false, handler: handler))
         return id
     }
 
-    package mutating func addAnyOutgoing(_ handler: @escaping AnyHandler) -> ListenerID {
+    /// Adds a handler for every outgoing event; returns its id.
+    package mutating func addAnyOutgoing(_ handler: @escaping Handler) -> Int {
         let id = makeID()
         anyOutgoing.append(Entry(id: id, once: false, handler: handler))
         return id
     }
 
-    package mutating func remove(_ id: ListenerID) {
+    /// Removes the handler with this id, wherever it is.
+    package mutating func remove(_ id: Int) {
         for key in named.keys { named[key]?.removeAll { $0.id == id } }
         any.removeAll { $0.id == id }
         anyOutgoing.removeAll { $0.id == id }
@@ -45,8 +50,8 @@ package struct ListenerRegistry: Sendable {
     package mutating func removeAllAnyOutgoing() { anyOutgoing.removeAll() }
 
     /// The handlers for an incoming event, catch-alls first; `once` listeners are removed.
-    package mutating func take(for event: String, includeAny: Bool) -> [EventHandler] {
-        var handlers: [EventHandler] = includeAny ? any.map(\.handler) : []
+    package mutating func take(for event: String, includeAny: Bool) -> [Handler] {
+        var handlers: [Handler] = includeAny ? any.map(\.handler) : []
         if let entries = named[event] {
             handlers.append(contentsOf: entries.map(\.handler))
             if entries.contains(where: \.once) { named[event] = entries.filter { !$0.once } }
@@ -54,10 +59,11 @@ package struct ListenerRegistry: Sendable {
         return handlers
     }
 
-    package var outgoing: [AnyHandler] { anyOutgoing.map(\.handler) }
+    /// The catch-alls of outgoing events.
+    package var outgoing: [Handler] { anyOutgoing.map(\.handler) }
 
-    private mutating func makeID() -> ListenerID {
+    private mutating func makeID() -> Int {
         nextID += 1
-        return ListenerID(value: nextID)
+        return nextID
     }
 }

@@ -1,4 +1,5 @@
-/// Which certificates a secure connection (`https`/`wss`) trusts.
+/// Which certificates a secure connection (`https`/`wss`) trusts: the client's, the platform
+/// layer's and the `sio` commands' option.
 public enum TrustRoots: Sendable, Hashable {
     /// The system's trust store.
     case system

@@ -1,5 +1,5 @@
 package import NIOSSL
-package import SocketIOProtocol
+package import SwitchboardCore
 
 extension TrustRoots {
     /// Client TLS settings trusting these roots: the system's by default, never "trust

@@ -1,6 +1,5 @@
 package import NIOCore
 import NIOPosix
-package import SocketIOProtocol
 package import SwitchboardCore
 
 extension WebSocketClientChannel {

@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
-import SocketIOProtocol
+import SwitchboardCore
 
 /// Hands a ``WebSocketClientChannel``'s events to its handler in the promised order: `opened`
 /// before any message (the server's first message can arrive in the same read as the 101 reply,

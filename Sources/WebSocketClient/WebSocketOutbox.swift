@@ -1,6 +1,6 @@
 import DequeModule
 import NIOWebSocket
-import SocketIOProtocol
+import SwitchboardCore
 
 /// What a ``WebSocketClientChannel`` still has to write, in order: messages, fences and the close.
 ///

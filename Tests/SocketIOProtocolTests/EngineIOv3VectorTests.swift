@@ -34,7 +34,7 @@ struct EngineIOv3VectorTests {
     @Test func textPacketsTravelAsTextFrames() {
         for vector in Self.vectors {
             guard case .text(let text) = vector.encoded, !text.hasPrefix("b") else { continue }
-            expectSameBytes(vector.packet.webSocketMessage(version: .v3), .text(text), vector.id)
+            expectSameBytes(vector.packet.frame(version: .v3), .text(text), vector.id)
         }
     }
 }

@@ -8,9 +8,9 @@ struct EnginePacketVector: Sendable, CustomTestStringConvertible {
     let packet: EnginePacket
     /// `.text`: the text form (a text frame, or a record of a polling body);
     /// `.binary`: a binary WebSocket frame.
-    let encoded: WebSocketMessage
+    let encoded: Frame
 
-    init(_ id: String, _ packet: EnginePacket, _ encoded: WebSocketMessage) {
+    init(_ id: String, _ packet: EnginePacket, _ encoded: Frame) {
         self.id = id
         self.packet = packet
         self.encoded = encoded
@@ -19,10 +19,10 @@ struct EnginePacketVector: Sendable, CustomTestStringConvertible {
     var testDescription: String { id }
 
     /// Encodes `packet` in the form of the `encoded` column.
-    func encode(version: EngineIOVersion) -> WebSocketMessage {
+    func encode(version: EngineIOVersion) -> Frame {
         switch encoded {
         case .text: .text(packet.encodedText(version: version))
-        case .binary: packet.webSocketMessage(version: version)
+        case .binary: packet.frame(version: version)
         }
     }
 
@@ -70,7 +70,7 @@ struct EngineIOv4VectorTests {
         // Every row but the binary ones is also exactly its WebSocket text frame.
         for vector in Self.vectors {
             guard case .text(let text) = vector.encoded, !text.hasPrefix("b") else { continue }
-            expectSameBytes(vector.packet.webSocketMessage(version: .v4), .text(text), vector.id)
+            expectSameBytes(vector.packet.frame(version: .v4), .text(text), vector.id)
         }
     }
 

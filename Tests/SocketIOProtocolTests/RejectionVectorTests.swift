@@ -18,11 +18,11 @@ struct RejectionVector: Sendable, CustomTestStringConvertible {
     let id: String
     let layer: Layer
     /// The messages in order; the error must come from the last one.
-    let input: [WebSocketMessage]
+    let input: [Frame]
     /// Free-text reasons are not compared (see ``ProtocolError/matches(_:)``).
     let expected: ProtocolError
 
-    init(_ id: String, _ layer: Layer, _ input: [WebSocketMessage], _ expected: ProtocolError) {
+    init(_ id: String, _ layer: Layer, _ input: [Frame], _ expected: ProtocolError) {
         self.id = id
         self.layer = layer
         self.input = input

@@ -8,7 +8,7 @@ struct TranscriptStep: Sendable, CustomTestStringConvertible {
         /// An HTTP long-polling body (text format).
         case polling(String)
         /// WebSocket messages, in order.
-        case webSocket([WebSocketMessage])
+        case webSocket([Frame])
     }
 
     let id: String
@@ -46,7 +46,7 @@ struct TranscriptStep: Sendable, CustomTestStringConvertible {
         case .polling(let body):
             expectSameBytes(PollingPayload.encode(packets, version: version), body, id)
         case .webSocket(let messages):
-            let encoded = packets.map { $0.webSocketMessage(version: version) }
+            let encoded = packets.map { $0.frame(version: version) }
             #expect(encoded.count == messages.count, "\(id): message count")
             for (actual, expected) in zip(encoded, messages) { expectSameBytes(actual, expected, id) }
         }

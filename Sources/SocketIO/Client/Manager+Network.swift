@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOCore
 import Logging
 import NIOConcurrencyHelpers

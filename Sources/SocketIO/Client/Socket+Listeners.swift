@@ -7,18 +7,18 @@ extension Socket {
     /// (no items), `disconnect` (the reason), `connect_error` (message, data).
     @discardableResult
     public func on(_ event: String, _ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        inner.withLockedValue { $0.listeners.add(event, once: false, handler) }
+        ListenerID(value: inner.withLockedValue { $0.listeners.add(event, once: false, handler) })
     }
 
     /// Calls `handler` for the next `event` only.
     @discardableResult
     public func once(_ event: String, _ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        inner.withLockedValue { $0.listeners.add(event, once: true, handler) }
+        ListenerID(value: inner.withLockedValue { $0.listeners.add(event, once: true, handler) })
     }
 
     /// Removes one listener.
     public func off(_ id: ListenerID) {
-        inner.withLockedValue { $0.listeners.remove(id) }
+        inner.withLockedValue { $0.listeners.remove(id.value) }
     }
 
     /// Removes every listener of `event`.
@@ -29,7 +29,7 @@ extension Socket {
     /// Calls `handler` for every incoming event, before the named listeners.
     @discardableResult
     public func onAny(_ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        inner.withLockedValue { $0.listeners.addAny(handler) }
+        ListenerID(value: inner.withLockedValue { $0.listeners.addAny(handler) })
     }
 
     /// Removes every catch-all listener.
@@ -41,7 +41,7 @@ extension Socket {
     /// they are flushed, not when buffered).
     @discardableResult
     public func onAnyOutgoing(_ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        inner.withLockedValue { $0.listeners.addAnyOutgoing(handler) }
+        ListenerID(value: inner.withLockedValue { $0.listeners.addAnyOutgoing(handler) })
     }
 
     /// Removes every outgoing catch-all listener.

@@ -41,8 +41,11 @@ extension Socket {
         if let id = packet.id {
             let namespace = self.namespace
             let manager = self.manager
+            let once = OnceFlag()
             responder = AckResponder { items in
+                guard once.claim() else { return false }
                 manager.write(.ack(items, namespace: namespace, id: id))
+                return true
             }
         }
         dispatch(SocketEvent(name: name, items: packet.arguments, ack: responder), includeAny: true)

@@ -24,7 +24,7 @@ public final class Socket: Sendable {
 
     struct Inner: Sendable {
         var machine: SocketStateMachine
-        var listeners = ListenerRegistry()
+        var listeners = ListenerRegistry<SocketEvent>()
         var auth: SocketAuth
         var statusObservers = ObserverSet<SocketStatus>()
         /// Ends the event streams made by `events(named:)` and `allEvents()` (manager closed).

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore

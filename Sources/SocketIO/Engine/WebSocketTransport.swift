@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 import NIOCore
 import SocketIOProtocol
@@ -36,7 +37,10 @@ final class WebSocketTransport: EngineTransport {
                 return
             case .message(let message):
                 do {
-                    reporter.packet(try EnginePacket.decode(message, version: version))
+                    switch message {
+                    case .text(let text): reporter.packet(try EnginePacket.decode(text: text, version: version))
+                    case .binary(let data): reporter.packet(try EnginePacket.decode(binaryFrame: data, version: version))
+                    }
                 } catch {
                     reporter.end(.parseError("\(error)"))
                     self?.channel.withLockedValue { $0 }?.abort()
@@ -55,12 +59,17 @@ final class WebSocketTransport: EngineTransport {
 
     func send(_ packets: [EnginePacket]) {
         guard let channel = current else { return }
-        channel.send(packets.map { $0.webSocketMessage(version: version) })
+        channel.send(packets.map(message))
     }
 
     func sendAfterPeerRead(_ packets: [EnginePacket]) {
         guard let channel = current else { return }
-        channel.sendAfterPeerRead(packets.map { $0.webSocketMessage(version: version) })
+        channel.sendAfterPeerRead(packets.map(message))
+    }
+
+    /// `packet` as one WebSocket message: Engine.IO sends exactly one packet per message.
+    private func message(_ packet: EnginePacket) -> WebSocketMessage {
+        packet.binaryFrame(version: version).map(WebSocketMessage.binary) ?? .text(packet.encodedText(version: version))
     }
 
     func waitUntilClosed() async {

@@ -21,18 +21,19 @@ extension EnginePacket {
         }
     }
 
-    /// The packet as one WebSocket message: text frames for text, binary frames for binary
-    /// messages (v3 prefixes the raw type byte 0x04; v4 sends the bytes alone).
-    public func webSocketMessage(version: EngineIOVersion) -> WebSocketMessage {
-        guard case .binaryMessage(let data) = self else { return .text(encodedText(version: version)) }
+    /// The packet as a binary WebSocket frame's bytes, for a binary message (v3 prefixes the raw
+    /// type byte 0x04; v4 sends the bytes alone); `nil` for the others, which travel as text
+    /// (``encodedText(version:)``).
+    public func binaryFrame(version: EngineIOVersion) -> Data? {
+        guard case .binaryMessage(let data) = self else { return nil }
         switch version {
         case .v4:
-            return .binary(data)
+            return data
         case .v3:
             var framed = Data(capacity: data.count + 1)
             framed.append(4)
             framed.append(data)
-            return .binary(framed)
+            return framed
         }
     }
 
@@ -73,14 +74,6 @@ extension EnginePacket {
         case .v3:
             guard binaryFrame.first == 4 else { throw .invalidBinaryFrame }
             return .binaryMessage(Data(binaryFrame.dropFirst()))
-        }
-    }
-
-    /// Decodes one WebSocket message.
-    public static func decode(_ message: WebSocketMessage, version: EngineIOVersion) throws(ProtocolError) -> EnginePacket {
-        switch message {
-        case .text(let text): try decode(text: text, version: version)
-        case .binary(let data): try decode(binaryFrame: data, version: version)
         }
     }
 }

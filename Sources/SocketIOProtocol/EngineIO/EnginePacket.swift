@@ -36,9 +36,3 @@ public enum EnginePacket: Sendable, Hashable {
         }
     }
 }
-
-/// One WebSocket message: Engine.IO sends exactly one packet per WebSocket message.
-public enum WebSocketMessage: Sendable, Hashable {
-    case text(String)
-    case binary(Data)
-}

@@ -103,6 +103,13 @@ extension Envelope {
         try self.init(json: json)
     }
 
+    /// Reads one envelope from a WebSocket message's text; `nil` (a binary message) is
+    /// ``EnvelopeError/binaryMessage``: envelopes are JSON text.
+    public init(webSocketText text: String?) throws(EnvelopeError) {
+        guard let text else { throw .binaryMessage }
+        try self.init(parsing: text)
+    }
+
     /// Reads one envelope from UTF-8 JSON bytes.
     public init(parsing data: Data) throws(EnvelopeError) {
         let json: JSONValue
@@ -112,15 +119,6 @@ extension Envelope {
             throw .invalidJSON(error)
         }
         try self.init(json: json)
-    }
-
-    /// Reads one envelope from a WebSocket message; a binary message is
-    /// ``EnvelopeError/binaryMessage``.
-    public init(_ message: WebSocketMessage) throws(EnvelopeError) {
-        switch message {
-        case .text(let text): try self.init(parsing: text)
-        case .binary: throw .binaryMessage
-        }
     }
 
     /// Reads one envelope from a JSON value (see ``jsonValue``).

@@ -1,5 +1,3 @@
-import Foundation
-
 /// An event from the other side, as handlers and async sequences see it: on the client an event
 /// the server sent, on the server (as `ServerEvent`) one a client sent.
 ///
@@ -26,11 +24,11 @@ public struct SocketEvent: Sendable {
 
 /// Answers one event that asked for an acknowledgement. Only the first answer is sent.
 public struct AckResponder: Sendable {
-    private let send: @Sendable ([JSONValue]) -> Void
-    private let gate = OnceGate()
+    private let send: @Sendable ([JSONValue]) -> Bool
 
-    /// A responder that hands the first answer to `send`.
-    package init(send: @escaping @Sendable ([JSONValue]) -> Void) {
+    /// A responder whose `send` sends the first answer and returns `true`, and returns `false`
+    /// for every later one (the socket that made it keeps that once-only state).
+    package init(send: @escaping @Sendable ([JSONValue]) -> Bool) {
         self.send = send
     }
 
@@ -43,9 +41,7 @@ public struct AckResponder: Sendable {
     /// Sends the ack with these items; later calls do nothing and return `false`.
     @discardableResult
     public func respond(_ items: [JSONValue]) -> Bool {
-        let first = gate.pass()
-        if first { send(items) }
-        return first
+        send(items)
     }
 }
 
@@ -55,19 +51,5 @@ public struct ListenerID: Sendable, Hashable {
 
     package init(value: Int) {
         self.value = value
-    }
-}
-
-/// Lets exactly one caller through. (This module has no dependencies, so a Foundation lock.)
-private final class OnceGate: @unchecked Sendable {
-    private let lock = NSLock()
-    private var passed = false
-
-    /// `true` for the first call only.
-    func pass() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        defer { passed = true }
-        return !passed
     }
 }

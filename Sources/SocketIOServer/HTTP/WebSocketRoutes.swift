@@ -117,8 +117,8 @@ extension ServerCore {
                 switch message {
                 case .text(let text):
                     await session.receive(text: text, from: writer)
-                case .binary(let buffer):
-                    await session.receive(binary: Data(buffer.readableBytesView), from: writer)
+                case .binary(let data):
+                    await session.receive(binary: data, from: writer)
                 }
             },
             finish: { reason in

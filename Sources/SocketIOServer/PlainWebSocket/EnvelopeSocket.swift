@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
@@ -73,7 +74,7 @@ public final class EnvelopeSocket: Sendable {
         for try await message in connection.messages {
             let envelope: Envelope
             do {
-                envelope = try Envelope(message)
+                envelope = try Envelope(webSocketText: message.textPayload)
             } catch {
                 send(.error(id: nil, message: "\(error)"))
                 continue

@@ -1,4 +1,5 @@
 public import Foundation
+public import SwitchboardCore
 import NIOCore
 
 /// One connection to the plain WebSocket endpoint (``SocketIOServer/Configuration/plainWebSocketPath``).
@@ -57,11 +58,8 @@ public final class PlainWebSocketConnection: Sendable {
     public var isClosed: Bool { writer.isClosed }
 }
 
-/// A message on the plain WebSocket endpoint.
-public enum PlainWebSocketMessage: Sendable, Hashable {
-    case text(String)
-    case binary(Data)
-}
+/// A message on the plain WebSocket endpoint: the one ``WebSocketMessage`` of client and server.
+public typealias PlainWebSocketMessage = WebSocketMessage
 
 /// The messages of a ``PlainWebSocketConnection``; ends when the client closes.
 public struct PlainWebSocketMessages: AsyncSequence, Sendable {
@@ -76,7 +74,7 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
             switch await mailbox.next() {
             case nil: return nil
             case .text(let text): return .text(text)
-            case .binary(let buffer): return .binary(Data(buffer.readableBytesView))
+            case .binary(let data): return .binary(data)
             }
         }
     }
@@ -86,13 +84,4 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
     }
 }
 
-extension Envelope {
-    /// Reads one envelope from a plain WebSocket message; a binary message is
-    /// `EnvelopeError.binaryMessage` (envelopes are JSON text).
-    init(_ message: PlainWebSocketMessage) throws(EnvelopeError) {
-        switch message {
-        case .text(let text): try self.init(parsing: text)
-        case .binary: throw .binaryMessage
-        }
-    }
-}
+

@@ -125,7 +125,7 @@ public final class ReliableChannels: Sendable {
         for try await message in connection.messages {
             let envelope: Envelope
             do {
-                envelope = try Envelope(message)
+                envelope = try Envelope(webSocketText: message.textPayload)
             } catch {
                 refuse(link, "\(error)")
                 return

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 extension ServerSocket {
     /// Calls `handler` for every `event` the client sends. Reserved names (`connect`,
@@ -6,7 +7,7 @@ extension ServerSocket {
     public func on(_ event: String, _ handler: @escaping @Sendable (ServerEvent) -> Void) -> ServerListenerID {
         state.withLockedValue { state in
             guard state.disconnectReason == nil else { return ServerListenerID(value: -1) }
-            return state.listeners.add(event, once: false, handler)
+            return ServerListenerID(value: state.listeners.add(event, once: false, handler))
         }
     }
 
@@ -15,13 +16,13 @@ extension ServerSocket {
     public func onAny(_ handler: @escaping @Sendable (ServerEvent) -> Void) -> ServerListenerID {
         state.withLockedValue { state in
             guard state.disconnectReason == nil else { return ServerListenerID(value: -1) }
-            return state.listeners.addAny(handler)
+            return ServerListenerID(value: state.listeners.addAny(handler))
         }
     }
 
     /// Removes one handler.
     public func off(_ id: ServerListenerID) {
-        state.withLockedValue { $0.listeners.remove(id) }
+        state.withLockedValue { $0.listeners.remove(id.value) }
     }
 
     /// Removes every handler of `event`.

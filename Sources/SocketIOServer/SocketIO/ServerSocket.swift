@@ -22,7 +22,7 @@ public import SocketIOProtocol
 public final class ServerSocket: Sendable {
 
     struct State {
-        var listeners = ListenerRegistry()
+        var listeners = ListenerRegistry<ServerEvent>()
         var disconnectHandlers: [@Sendable (ServerDisconnectReason) -> Void] = []
         var nextAckID = 0
         /// Set once the socket left its namespace.
@@ -135,7 +135,7 @@ public final class ServerSocket: Sendable {
             state.disconnectReason = reason
             defer {
                 // Handlers usually capture the socket: dropping them breaks the cycle.
-                state.listeners = ListenerRegistry()
+                state.listeners = ListenerRegistry<ServerEvent>()
                 state.disconnectHandlers.removeAll()
             }
             return state.disconnectHandlers
@@ -172,8 +172,11 @@ public final class ServerSocket: Sendable {
         let handlers = state.withLockedValue { $0.listeners.take(for: name, includeAny: true) }
         guard !handlers.isEmpty else { return }
         let ack = packet.id.map { ackID in
-            ServerAckResponder { [self] items in
+            let once = OnceFlag()
+            return ServerAckResponder { [self] items in
+                guard once.claim() else { return false }
                 outbox.deliver(EngineFrame.frames(of: .ack(items, namespace: namespace.name, id: ackID)), offset: nil)
+                return true
             }
         }
         let event = ServerEvent(name: name, items: packet.arguments, ack: ack)

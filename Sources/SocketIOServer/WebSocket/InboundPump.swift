@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 
 /// Hands one connection's messages, in order, to an async consumer (an Engine.IO session).

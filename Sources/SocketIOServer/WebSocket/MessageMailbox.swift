@@ -1,3 +1,4 @@
+import SwitchboardCore
 import NIOConcurrencyHelpers
 
 /// A connection's messages for one reader that pulls them (``PlainWebSocketMessages``);

@@ -1,11 +1,7 @@
+import Foundation
 import NIOCore
 import NIOWebSocket
-
-/// A complete message from a WebSocket client.
-enum WebSocketMessage: Sendable, Equatable {
-    case text(String)
-    case binary(ByteBuffer)
-}
+import SwitchboardCore
 
 /// Turns a client's WebSocket frames into messages (RFC 6455 §5.4–5.5): joins fragments, holds
 /// messages to the size limit, checks the framing rules, and says what the connection answers.
@@ -92,6 +88,6 @@ struct WebSocketMessageAssembler {
     }
 
     private static func message(binary: Bool, _ bytes: ByteBuffer) -> WebSocketMessage {
-        binary ? .binary(bytes) : .text(String(buffer: bytes))
+        binary ? .binary(Data(bytes.readableBytesView)) : .text(String(buffer: bytes))
     }
 }

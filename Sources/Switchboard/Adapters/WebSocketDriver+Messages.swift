@@ -73,7 +73,7 @@ extension WebSocketDriver {
         guard let channel = current.0 else { return }
         let envelope: Envelope
         do {
-            envelope = try Envelope(message)
+            envelope = try Envelope(webSocketText: message.textPayload)
         } catch {
             breakConnection(channel, generation: generation, error: error)
             return

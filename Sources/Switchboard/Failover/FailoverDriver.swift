@@ -1,6 +1,6 @@
 public import Foundation
-public import protocol SocketIO.NetworkMonitor
-public import enum SocketIO.NetworkMonitors
+public import protocol SwitchboardCore.NetworkMonitor
+public import enum SwitchboardCore.NetworkMonitors
 public import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol

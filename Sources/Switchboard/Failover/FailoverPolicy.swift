@@ -1,4 +1,4 @@
-public import struct SocketIO.NetworkPath
+public import struct SwitchboardCore.NetworkPath
 
 /// The two transports of a failover channel.
 public enum FailoverTransport: Sendable, Hashable, CustomStringConvertible {

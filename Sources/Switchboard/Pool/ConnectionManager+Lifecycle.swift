@@ -1,5 +1,5 @@
-import protocol SocketIO.NetworkMonitor
-import struct SocketIO.NetworkPath
+import protocol SwitchboardCore.NetworkMonitor
+import struct SwitchboardCore.NetworkPath
 
 extension ConnectionManager {
     /// The app is going to the background. After `grace` (on the manager's clock) the keeper

@@ -2,8 +2,8 @@ import SwitchboardCore
 public import Foundation
 public import Logging
 import NIOConcurrencyHelpers
-public import protocol SocketIO.NetworkMonitor
-public import enum SocketIO.NetworkMonitors
+public import protocol SwitchboardCore.NetworkMonitor
+public import enum SwitchboardCore.NetworkMonitors
 
 /// Where feature code gets its connections: ``lease(_:)`` returns a ``ConnectionLease`` on the
 /// pooled connection for a configuration (made on first use, shared afterwards), and a

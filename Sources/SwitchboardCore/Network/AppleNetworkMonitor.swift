@@ -3,7 +3,6 @@
 // and tested on, so it stays thin and mechanical (NWPathMonitor's path mapped to NetworkPath).
 import Network
 import NIOConcurrencyHelpers
-import SwitchboardCore
 import Dispatch
 
 /// `NWPathMonitor` as a ``NetworkMonitor``, shared by every manager of the process.

@@ -2,7 +2,6 @@
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
-import SwitchboardCore
 
 /// The network path on Linux: a netlink route socket reports every change of links and
 /// addresses (what `ip monitor` shows); after each, the usable interfaces are read again with

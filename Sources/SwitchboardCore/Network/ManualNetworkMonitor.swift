@@ -1,5 +1,4 @@
 import NIOConcurrencyHelpers
-import SwitchboardCore
 
 /// A network monitor you drive by hand: for tests and previews (a path change on a test clock,
 /// an unsatisfied path without touching the machine's network).

@@ -1,5 +1,4 @@
 import NIOConcurrencyHelpers
-import SwitchboardCore
 
 /// A running ``NetworkMonitor/observe(_:)``: cancel it to stop the calls.
 public final class NetworkObservation: Sendable {

@@ -9,10 +9,10 @@ import Darwin
 /// Which local address the system would use now to reach a server: a UDP socket "connected" to
 /// it (a route lookup; nothing is sent) tells its source address. When a path change moves that
 /// address, a connection made from the old one is dead even if nothing said so.
-enum RouteProbe {
+package enum RouteProbe {
     /// The numeric source address toward `host`:`port`, or nil when there is no route (or the
     /// name does not resolve). Blocking (name resolution): call it off the cooperative pool.
-    static func sourceAddress(toward host: String, port: Int) -> String? {
+    package static func sourceAddress(toward host: String, port: Int) -> String? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)

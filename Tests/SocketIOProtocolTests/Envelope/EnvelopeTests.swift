@@ -19,7 +19,7 @@ struct EnvelopeVector: Sendable, CustomTestStringConvertible {
 
 /// One row: input that must be rejected, and the error.
 struct EnvelopeRejection: Sendable, CustomTestStringConvertible {
-    let input: WebSocketMessage
+    let input: Frame
     let expected: EnvelopeError
 
     init(_ text: String, _ expected: EnvelopeError) {
@@ -77,7 +77,7 @@ struct EnvelopeTests {
     func decodes(_ vector: EnvelopeVector) throws {
         #expect(try Envelope(parsing: vector.text) == vector.envelope)
         #expect(try Envelope(parsing: Data(vector.text.utf8)) == vector.envelope)
-        #expect(try Envelope(.text(vector.text)) == vector.envelope)
+        #expect(try Envelope(webSocketText: vector.text) == vector.envelope)
         #expect(try Envelope(json: vector.envelope.jsonValue) == vector.envelope)
         #expect(vector.envelope.jsonValue == (try JSONValue(parsing: vector.text)))
     }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import Foundation
 import SocketIOServer
 import SwitchboardTestSupport

@@ -1,3 +1,5 @@
+import Foundation
+import SwitchboardCore
 import NIOConcurrencyHelpers
 import NIOCore
 @testable import SocketIOServer

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import SwitchboardTestSupport
 import Testing
 
-@testable import SocketIO
+@testable import SwitchboardCore
 
 /// `NetworkMonitor.observe`: the callbacks a manager follows the network path with (no task per
 /// manager).
