@@ -43,14 +43,18 @@ public final class SocketIODriver: ConnectionDriver {
 
     /// A driver whose manager comes from `sharing` (one Engine.IO session for the namespaces of
     /// one server), or its own when `nil`.
-    init(configuration: ConnectionConfiguration, logger: Logger, sharing: SharedManagers?) throws(ConnectionError) {
+    /// `followsNetwork: false` leaves the manager without a network monitor (a failover link:
+    /// the failover driver follows the network itself).
+    init(configuration: ConnectionConfiguration, logger: Logger, sharing: SharedManagers?, followsNetwork: Bool = true) throws(ConnectionError) {
         do {
             // The URL's path may name the namespace (socket.io's `io(url)`); never a different one.
             _ = try SocketNamespace.resolve(url: configuration.url, namespace: configuration.namespace)
         } catch {
             throw .invalidConfiguration(error.description)
         }
-        let make = { () throws(ConnectionError) -> Manager in try Self.makeManager(configuration, logger: logger) }
+        let make = { () throws(ConnectionError) -> Manager in
+            try Self.makeManager(configuration, logger: logger, followsNetwork: followsNetwork)
+        }
         if let sharing {
             manager = try sharing.acquire(configuration, make: make)
         } else {
@@ -76,8 +80,9 @@ public final class SocketIODriver: ConnectionDriver {
         if let sharing { sharing.managers.release(manager, namespace: sharing.namespace, key: sharing.key) }
     }
 
-    static func makeManager(_ configuration: ConnectionConfiguration, logger: Logger) throws(ConnectionError) -> Manager {
+    static func makeManager(_ configuration: ConnectionConfiguration, logger: Logger, followsNetwork: Bool) throws(ConnectionError) -> Manager {
         var options = Manager.Configuration()
+        if !followsNetwork { options.networkMonitor = nil }
         options.path = configuration.path
         options.extraHeaders = configuration.headers.map { ($0.name, $0.value) }
         switch configuration.transport {
@@ -156,6 +161,11 @@ public final class SocketIODriver: ConnectionDriver {
     /// Writes the event now or throws ``DriverError/notConnected``: never into the client's
     /// offline buffer, so the connection's queue is the only one (and its count is true).
     public func send(_ event: String, _ payload: JSONValue) async throws {
+        try sendNow(event, payload)
+    }
+
+    /// ``send(_:_:)`` without suspending (a failover link sends under its channel's order).
+    func sendNow(_ event: String, _ payload: JSONValue) throws {
         let written: Bool
         do {
             written = try socket.emitVolatile(event, payload)

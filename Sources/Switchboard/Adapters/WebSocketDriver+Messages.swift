@@ -9,10 +9,15 @@ extension WebSocketDriver {
     /// Sends an `event` envelope; returns once it is handed to the network.
     /// - Throws: ``DriverError/notConnected`` when not open (nothing written).
     public func send(_ event: String, _ payload: JSONValue) async throws {
-        guard let channel = inner.withLockedValue({ $0.machine.canSend ? $0.channel : nil }) else {
-            throw DriverError.notConnected
-        }
-        channel.send(.text(Envelope.event(name: event, data: payload).text))
+        guard sendNow(.event(name: event, data: payload)) else { throw DriverError.notConnected }
+    }
+
+    /// Writes `envelope` now; `false` when not open (nothing written).
+    @discardableResult
+    func sendNow(_ envelope: Envelope) -> Bool {
+        guard let channel = inner.withLockedValue({ $0.machine.canSend ? $0.channel : nil }) else { return false }
+        channel.send(.text(envelope.text))
+        return true
     }
 
     /// Sends a `request` envelope and waits for the `reply` with its id, at most
@@ -76,6 +81,10 @@ extension WebSocketDriver {
             envelope = try Envelope(webSocketText: message.textPayload)
         } catch {
             breakConnection(channel, generation: generation, error: error)
+            return
+        }
+        if let envelopeTap {
+            envelopeTap(envelope)
             return
         }
         switch envelope {

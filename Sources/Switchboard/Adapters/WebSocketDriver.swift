@@ -38,6 +38,9 @@ public final class WebSocketDriver: ConnectionDriver {
     let requests = PendingReplies<Int, Response, RequestFailure>()
     /// The options' clock as a timeline (request deadlines).
     let timeline: Timeline
+    /// When set, every envelope the server sends goes here as it is, uninterpreted (a failover
+    /// link: the channel reads sequence numbers, acknowledgements and resumes itself).
+    let envelopeTap: (@Sendable (Envelope) -> Void)?
 
     struct Inner {
         var machine = WebSocketDriverStateMachine()
@@ -57,9 +60,15 @@ public final class WebSocketDriver: ConnectionDriver {
 
     /// A driver for the WebSocket at `url`; nothing connects until ``open(onEvent:)``, which also
     /// reports an unusable URL (``WebSocketDriverError/invalidURL(_:)``).
-    public init(url: URL, options: Options = Options()) {
+    public convenience init(url: URL, options: Options = Options()) {
+        self.init(url: url, options: options, envelopeTap: nil)
+    }
+
+    /// A driver that hands every envelope to `envelopeTap` instead of reading it.
+    init(url: URL, options: Options, envelopeTap: (@Sendable (Envelope) -> Void)?) {
         self.url = url
         self.options = options
+        self.envelopeTap = envelopeTap
         self.timeline = Timeline(options.clock)
         var logger = options.logger
         logger[metadataKey: "switchboard.url"] = "\(url.absoluteString)"
