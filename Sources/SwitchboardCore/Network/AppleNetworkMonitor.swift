@@ -2,7 +2,6 @@
 // Apple platforms only: this file cannot be compiled on the Linux machine the project is built
 // and tested on, so it stays thin and mechanical (NWPathMonitor's path mapped to NetworkPath).
 import Network
-import NIOConcurrencyHelpers
 import Dispatch
 
 /// `NWPathMonitor` as a ``NetworkMonitor``, shared by every manager of the process.
@@ -10,45 +9,22 @@ import Dispatch
 final class AppleNetworkMonitor: NetworkMonitor, @unchecked Sendable {
     static let shared = AppleNetworkMonitor()
 
-    struct State: Sendable {
-        var path: NetworkPath?
-        var observers = ObserverSet<NetworkPath>()
-        var handlers = PathObservers()
-    }
-
-    let state = NIOLockedValueBox(State())
+    private let broadcast = PathBroadcast()
     private let monitor = NWPathMonitor()
 
     private init() {
-        monitor.pathUpdateHandler = { [state] nwPath in
-            let path = Self.path(nwPath)
-            let changed: ([PathRelay], UInt64)? = state.withLockedValue { state in
-                guard state.path != path else { return nil }
-                state.path = path
-                state.observers.yield(path)
-                return (state.handlers.all, state.handlers.advance())
-            }
-            if let (relays, version) = changed {
-                for relay in relays { relay.deliver(path, version: version) }
-            }
+        monitor.pathUpdateHandler = { [broadcast] nwPath in
+            broadcast.report(Self.path(nwPath))
         }
         monitor.start(queue: DispatchQueue(label: "switchboard.network-monitor"))
     }
 
     func paths() -> AsyncStream<NetworkPath> {
-        observerStream(of: self, \.state, \.observers, initial: { $0.path })
+        broadcast.paths()
     }
 
     func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation {
-        let (id, relay, path, version) = state.withLockedValue { state in
-            let (id, relay) = state.handlers.add(handler)
-            return (id, relay, state.path, state.handlers.version)
-        }
-        if let path { relay.deliver(path, version: version) }
-        return NetworkObservation { [weak self] in
-            self?.state.withLockedValue { _ = $0.handlers.remove(id) }
-            relay.cancel()
-        }
+        broadcast.observe(handler)
     }
 
     static func path(_ path: NWPath) -> NetworkPath {

@@ -1,7 +1,6 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import NIOConcurrencyHelpers
 
 /// The network path on Linux: a netlink route socket reports every change of links and
 /// addresses (what `ip monitor` shows); after each, the usable interfaces are read again with
@@ -13,38 +12,16 @@ import NIOConcurrencyHelpers
 final class LinuxNetworkMonitor: NetworkMonitor {
     static let shared = LinuxNetworkMonitor()
 
-    struct State: Sendable {
-        var path: NetworkPath?
-        var observers = ObserverSet<NetworkPath>()
-        var handlers = PathObservers()
-        var started = false
-    }
-
-    let state = NIOLockedValueBox(State())
+    private let broadcast = PathBroadcast()
 
     func paths() -> AsyncStream<NetworkPath> {
-        let start = state.withLockedValue { state -> Bool in
-            defer { state.started = true }
-            if !state.started { state.path = Self.readPath() }
-            return !state.started
-        }
-        if start { startWatching() }
-        return observerStream(of: self, \.state, \.observers, initial: { $0.path })
+        if broadcast.start(reading: Self.readPath) { startWatching() }
+        return broadcast.paths()
     }
 
     func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation {
-        let (start, id, relay, path, version) = state.withLockedValue { state in
-            defer { state.started = true }
-            if !state.started { state.path = Self.readPath() }
-            let (id, relay) = state.handlers.add(handler)
-            return (!state.started, id, relay, state.path, state.handlers.version)
-        }
-        if start { startWatching() }
-        if let path { relay.deliver(path, version: version) }
-        return NetworkObservation { [weak self] in
-            self?.state.withLockedValue { _ = $0.handlers.remove(id) }
-            relay.cancel()
-        }
+        if broadcast.start(reading: Self.readPath) { startWatching() }
+        return broadcast.observe(handler)
     }
 
     // MARK: - Netlink
@@ -87,16 +64,7 @@ final class LinuxNetworkMonitor: NetworkMonitor {
     }
 
     private func changed() {
-        let path = Self.readPath()
-        let changed: ([PathRelay], UInt64)? = state.withLockedValue { state in
-            guard state.path != path else { return nil }
-            state.path = path
-            state.observers.yield(path)
-            return (state.handlers.all, state.handlers.advance())
-        }
-        if let (relays, version) = changed {
-            for relay in relays { relay.deliver(path, version: version) }
-        }
+        broadcast.report(Self.readPath())
     }
 
     // MARK: - Reading the path
