@@ -155,9 +155,12 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The typed-sharing visitor of SPEC.md's worked example: demo code, used by `sio demo`
+        // and tested; not a product.
         .target(
             name: "SharingExample",
             dependencies: ["SocketIOProtocol"],
+            path: "Examples/SharingExample",
             swiftSettings: upcoming
         ),
         // The demo application of `sio serve`, shared by `sio` and the tests (python peers mirror it);

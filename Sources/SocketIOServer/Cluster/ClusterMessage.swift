@@ -98,14 +98,6 @@ public enum ClusterMessageType: Int, Sendable, Hashable, CaseIterable {
     case broadcastAck = 12
     /// A server is leaving the cluster.
     case adapterClose = 13
-
-    /// Whether this answers a request (routed by `requestId` to the server that asked).
-    public var isResponse: Bool {
-        switch self {
-        case .fetchSocketsResponse, .serverSideEmitResponse, .broadcastClientCount, .broadcastAck: true
-        default: false
-        }
-    }
 }
 
 /// Why a cluster message could not be read.

@@ -31,16 +31,16 @@ public final class LocalClusterBus: Sendable {
     public func endpoint() -> Endpoint { Endpoint(bus: self) }
 
     /// How many messages were published on the bus.
-    public var publishedCount: Int { state.withLockedValue { $0.published } }
+    package var publishedCount: Int { state.withLockedValue { $0.published } }
 
     /// While `true`, every publish fails (what a database outage does to every server).
-    public func setFailing(_ value: Bool) {
+    package func setFailing(_ value: Bool) {
         state.withLockedValue { $0.failing = value }
     }
 
     /// Delivers `message` to every subscriber of its namespace as if a server had published it
     /// (a foreign or malformed message, in tests).
-    public func inject(_ message: ClusterMessage) {
+    package func inject(_ message: ClusterMessage) {
         for target in targets(of: message) { target.deliver(message) }
     }
 
@@ -84,7 +84,7 @@ public final class LocalClusterBus: Sendable {
 
         /// Cuts this server off the bus (`false`: it publishes nothing and receives nothing, as
         /// a crashed or partitioned server) or puts it back.
-        public func setReachable(_ reachable: Bool) {
+        package func setReachable(_ reachable: Bool) {
             bus.setReachable(ObjectIdentifier(self), reachable)
         }
 

@@ -1,4 +1,4 @@
-public import SocketIOProtocol
+package import SocketIOProtocol
 
 /// The server's reliable channels (SPEC.md part E), as a value type: per channel id, the
 /// sequence state of both directions, which survives the client moving from one transport to
@@ -6,8 +6,8 @@ public import SocketIOProtocol
 ///
 /// The owner (the channel endpoint) holds it under a lock and passes the time in; nothing here
 /// does I/O. `Message` is what the server sends on a channel (an `Envelope` in production).
-public struct ReliableChannelTable<Message: Sendable>: Sendable {
-    public enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ReliableChannelTable<Message: Sendable>: Sendable {
+    package enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// A resume from `received` > 0 for a channel this server does not hold (it expired, or
         /// another server had it): the client must start a new channel and resynchronise.
         case unknownChannel(String)
@@ -16,7 +16,7 @@ public struct ReliableChannelTable<Message: Sendable>: Sendable {
         /// The client's resume point does not fit the channel's state.
         case invalidResume(ReliableChannelError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknownChannel(let id): "unknown or expired channel \"\(id)\""
             case .tooManyChannels(let limit): "too many channels (\(limit))"
@@ -26,39 +26,39 @@ public struct ReliableChannelTable<Message: Sendable>: Sendable {
     }
 
     /// One channel's state.
-    public struct Channel: Sendable {
-        public var sender: ReliableSender<Message>
-        public var receiver: ReliableReceiver
+    package struct Channel: Sendable {
+        package var sender: ReliableSender<Message>
+        package var receiver: ReliableReceiver
         /// Which transport carries it now (the endpoint's connection id), if any.
-        public var attachment: Int?
+        package var attachment: Int?
         /// Since when no transport carries it.
-        public var detachedSince: Duration?
+        package var detachedSince: Duration?
     }
 
     /// The most channels held at once.
-    public let maxChannels: Int
+    package let maxChannels: Int
     /// How long a channel no transport carries is kept.
-    public let expiry: Duration
+    package let expiry: Duration
     /// The window of each channel's sender.
-    public let window: Int
-    public private(set) var channels: [String: Channel] = [:]
+    package let window: Int
+    package private(set) var channels: [String: Channel] = [:]
 
-    public init(maxChannels: Int = 10_000, expiry: Duration = .seconds(120), window: Int = 1_000) {
+    package init(maxChannels: Int = 10_000, expiry: Duration = .seconds(120), window: Int = 1_000) {
         self.maxChannels = max(maxChannels, 1)
         self.expiry = expiry
         self.window = max(window, 1)
     }
 
     /// What a `resume` gets: this side's resume point and what to send again, in order.
-    public struct Resumed: Sendable {
-        public var received: UInt64
-        public var resend: [(seq: UInt64, message: Message)]
+    package struct Resumed: Sendable {
+        package var received: UInt64
+        package var resend: [(seq: UInt64, message: Message)]
         /// The transport that carried the channel until now, if another one (close it).
-        public var previousAttachment: Int?
+        package var previousAttachment: Int?
     }
 
     /// A client opened (`received` 0) or resumed channel `id` on transport `attachment`.
-    public mutating func resume(_ id: String, received: UInt64, on attachment: Int, now: Duration) throws(Refusal) -> Resumed {
+    package mutating func resume(_ id: String, received: UInt64, on attachment: Int, now: Duration) throws(Refusal) -> Resumed {
         expire(now: now)
         guard var channel = channels[id] else {
             guard received == 0 else { throw .unknownChannel(id) }
@@ -83,7 +83,7 @@ public struct ReliableChannelTable<Message: Sendable>: Sendable {
     }
 
     /// Transport `attachment` closed: the channels it carried wait for a resume until they expire.
-    public mutating func detach(_ attachment: Int, now: Duration) {
+    package mutating func detach(_ attachment: Int, now: Duration) {
         for (id, channel) in channels where channel.attachment == attachment {
             channels[id]?.attachment = nil
             channels[id]?.detachedSince = now
@@ -92,7 +92,7 @@ public struct ReliableChannelTable<Message: Sendable>: Sendable {
 
     /// Forgets the channels detached for longer than ``expiry``; returns their ids.
     @discardableResult
-    public mutating func expire(now: Duration) -> [String] {
+    package mutating func expire(now: Duration) -> [String] {
         let expired = channels.filter { _, channel in
             guard let since = channel.detachedSince else { return false }
             return now - since > expiry
@@ -102,7 +102,7 @@ public struct ReliableChannelTable<Message: Sendable>: Sendable {
     }
 
     /// Runs `body` on channel `id`'s state (sending, acknowledging, receiving).
-    public mutating func withChannel<Result, Failure: Error>(
+    package mutating func withChannel<Result, Failure: Error>(
         _ id: String, _ body: (inout Channel) throws(Failure) -> Result
     ) throws(Failure) -> Result? {
         guard var channel = channels[id] else { return nil }
