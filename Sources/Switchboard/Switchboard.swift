@@ -6,9 +6,6 @@
 // `SocketIOProtocol`, for whoever imports it.
 @_exported public import enum SocketIOProtocol.JSONValue
 @_exported public import struct SocketIOProtocol.JSONObject
-@_exported public import enum SwitchboardCore.TrustRoots
-@_exported public import protocol SwitchboardCore.NetworkMonitor
-@_exported public import struct SwitchboardCore.NetworkPath
-@_exported public import enum SwitchboardCore.NetworkMonitors
-@_exported public import class SwitchboardCore.ManualNetworkMonitor
-@_exported public import class SwitchboardCore.NetworkObservation
+// The runtime's public API is exactly what users name (its plumbing is `package`): network
+// monitors and paths, trust roots, WebSocket messages.
+@_exported public import SwitchboardCore

@@ -1,10 +1,8 @@
+public import SwitchboardCore
 public import Foundation
-public import protocol SwitchboardCore.NetworkMonitor
-public import enum SwitchboardCore.NetworkMonitors
 public import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
-import SwitchboardCore
 
 /// What a failover channel tells the app about its transports.
 public enum FailoverEvent: Sendable, Hashable {

@@ -1,9 +1,7 @@
-import SwitchboardCore
+public import SwitchboardCore
 public import Foundation
 public import Logging
 import NIOConcurrencyHelpers
-public import protocol SwitchboardCore.NetworkMonitor
-public import enum SwitchboardCore.NetworkMonitors
 
 /// Where feature code gets its connections: ``lease(_:)`` returns a ``ConnectionLease`` on the
 /// pooled connection for a configuration (made on first use, shared afterwards), and a
