@@ -20,6 +20,14 @@ let package = Package(
         .library(name: "SocketIOPostgres", targets: ["SocketIOPostgres"]),
         .executable(name: "sio", targets: ["sio"]),
     ],
+    // `Cluster` gives `sio` the PostgreSQL cluster transport (`sio serve --cluster postgres://…`).
+    // Off by default so that the first command a newcomer runs, `swift run sio demo`, does not
+    // build postgres-nio and, through it, a second copy of BoringSSL (swift-crypto's);
+    // `scripts/test` turns it on. The `SocketIOPostgres` library product is always available.
+    traits: [
+        .trait(name: "Cluster", description: "The PostgreSQL cluster transport in the sio tool (postgres-nio)."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -200,7 +208,7 @@ let package = Package(
                 "SocketIO",
                 "SocketIOProtocol",
                 "SocketIOServer",
-                "SocketIOPostgres",
+                .target(name: "SocketIOPostgres", condition: .when(traits: ["Cluster"])),
                 "SwitchboardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

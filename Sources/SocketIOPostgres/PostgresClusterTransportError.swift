@@ -17,6 +17,7 @@ public enum PostgresClusterTransportError: Error, Sendable, Hashable, CustomStri
     /// ``PostgresClusterTransport/shutdown()`` was called.
     case closed
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .invalidURL(let reason): "invalid PostgreSQL URL: \(reason)"

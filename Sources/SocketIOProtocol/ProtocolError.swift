@@ -29,6 +29,7 @@ public enum ProtocolError: Error, Sendable, Hashable {
 }
 
 extension ProtocolError: CustomStringConvertible {
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .emptyPacket: "parser error: empty packet"

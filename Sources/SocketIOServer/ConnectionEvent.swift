@@ -14,8 +14,10 @@ public enum ConnectionEvent: Sendable, Hashable, CustomStringConvertible {
     case socketDisconnected(namespace: String, id: String, reason: ServerDisconnectReason)
     /// A plain WebSocket connection opened or closed.
     case plainWebSocketOpened(id: String, address: String?)
+    /// A plain WebSocket connection closed.
     case plainWebSocketClosed(id: String)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .sessionOpened(let sid, let transport, let address):

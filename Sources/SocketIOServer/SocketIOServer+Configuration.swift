@@ -72,6 +72,7 @@ extension SocketIOServer {
         /// (``ServerAdapter/cluster(_:_:)`` over a ``ClusterTransport``, e.g. PostgreSQL).
         public var adapter: ServerAdapter
 
+        /// A configuration; every parameter has socket.io's default.
         public init(
             path: String = "/socket.io/",
             pingInterval: Duration = .seconds(25),
@@ -137,7 +138,9 @@ extension SocketIOServer {
 
     /// An Engine.IO transport.
     public enum TransportKind: String, Sendable, Hashable, CaseIterable {
+        /// HTTP long-polling.
         case polling
+        /// WebSocket.
         case websocket
     }
 }
@@ -157,6 +160,7 @@ public struct ConnectionStateRecovery: Sendable, Hashable {
     /// How many emitted events each session keeps for replay.
     public var maxStoredPackets: Int
 
+    /// A configuration; every parameter has socket.io's default.
     public init(maxDisconnectionDuration: Duration = .seconds(120), maxStoredPackets: Int = 1_000) {
         self.maxDisconnectionDuration = maxDisconnectionDuration
         self.maxStoredPackets = maxStoredPackets
@@ -183,7 +187,10 @@ public struct ConnectionStateRecovery: Sendable, Hashable {
 ///   (native clients) are served.
 /// - ``any`` allows every origin, echoing it back.
 public enum AllowedOrigins: Sendable, Hashable {
+    /// No CORS headers, every request served (socket.io's default).
     case unrestricted
+    /// Every origin allowed, echoed back.
     case any
+    /// These origins only (scheme, host and port).
     case list(Set<String>)
 }

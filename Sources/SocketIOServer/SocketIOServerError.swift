@@ -18,6 +18,7 @@ public enum SocketIOServerError: Error, Sendable, Hashable, CustomStringConverti
     /// The cluster adapter's transport could not subscribe (the database is unreachable).
     case clusterUnavailable(String)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .ackTimeout: "operation has timed out"
@@ -48,6 +49,7 @@ public struct ConnectionRefused: Error, Sendable, Hashable {
     /// Extra data for the client (`err.data` in socket.io's client); omitted when `nil`.
     public var data: JSONValue?
 
+    /// A refusal with socket.io's default message, or your own, and optional `data` for the client.
     public init(message: String = "Connection rejected by server", data: JSONValue? = nil) {
         self.message = message
         self.data = data

@@ -20,18 +20,22 @@ public final class InMemoryDriver: ConnectionDriver {
         self.link = server.state.withLockedValue { $0.makeID() }
     }
 
+    /// Connects to the in-memory server (which may refuse, as set by the test).
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         try await server.open(link: link, onEvent: onEvent)
     }
 
+    /// Leaves the in-memory server.
     public func close() async {
         server.close(link: link)
     }
 
+    /// Hands `event` to the in-memory server.
     public func send(_ event: String, _ payload: JSONValue) async throws {
         _ = try server.receive(InMemoryServer.Message(kind: .send, event: event, payload: payload), link: link)
     }
 
+    /// Asks the in-memory server and waits at most `timeout` for its answer.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let handler = try server.receive(InMemoryServer.Message(kind: .request, event: event, payload: payload), link: link)
         guard let handler else { return try await server.waitUnanswered(link: link) }

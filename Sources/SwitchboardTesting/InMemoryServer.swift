@@ -43,6 +43,7 @@ public final class InMemoryServer: Sendable {
             self.payload = payload
         }
 
+        /// A one-line description, for logs.
         public var description: String { "\(kind) \(event) \(payload.jsonString)" }
     }
 
@@ -61,6 +62,7 @@ public final class InMemoryServer: Sendable {
         /// A client sent a message.
         case message(Message)
 
+        /// A one-line description, for logs.
         public var description: String {
             switch self {
             case .openHeld: "open held"

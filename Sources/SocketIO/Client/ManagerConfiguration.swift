@@ -68,6 +68,7 @@ extension Manager {
         /// Where the manager logs; silent unless the app passes its own logger.
         public var logger = Logger.disabled("switchboard.socketio")
 
+        /// A configuration with socket.io's defaults.
         public init() {}
     }
 }

@@ -2,6 +2,7 @@
 ///
 /// A provider is called again before every CONNECT, so a token can be refreshed on reconnect.
 public enum SocketAuth: Sendable {
+    /// No auth payload.
     case none
     /// The same object every time.
     case `static`(JSONObject)

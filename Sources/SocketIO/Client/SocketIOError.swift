@@ -27,6 +27,7 @@ public enum SocketIOError: Error, Sendable, Hashable {
 }
 
 extension SocketIOError: CustomStringConvertible {
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .invalidURL(let url): "invalid Socket.IO server URL: \(url)"
@@ -105,6 +106,7 @@ public enum SocketStatus: Sendable, Hashable, CustomStringConvertible {
     /// Disconnected, and why.
     case disconnected(DisconnectReason)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .notConnected: "not connected"

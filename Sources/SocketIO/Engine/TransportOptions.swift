@@ -7,6 +7,7 @@ public enum EngineTransportKind: String, Sendable, Hashable, CaseIterable, Custo
     /// One WebSocket.
     case websocket
 
+    /// A one-line description, for logs.
     public var description: String { rawValue }
 }
 
@@ -36,9 +37,12 @@ public enum EngineIOVersionChoice: Sendable, Hashable {
 /// An HTTP proxy for the polling transport (see the README: WebSocket does not use it, so a
 /// manager with a proxy stays on polling).
 public struct HTTPProxy: Sendable, Hashable {
+    /// The proxy's host name or address.
     public var host: String
+    /// The proxy's port.
     public var port: Int
 
+    /// The proxy at `host`:`port`.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port

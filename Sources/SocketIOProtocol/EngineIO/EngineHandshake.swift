@@ -14,6 +14,7 @@ public struct EngineHandshake: Sendable, Hashable {
     /// The largest polling body the server accepts, in bytes (v4; absent from python 3.x).
     public var maxPayload: Int?
 
+    /// A handshake with these fields (what the server announces in its `open` packet).
     public init(sid: String, upgrades: [String], pingInterval: Int, pingTimeout: Int, maxPayload: Int?) {
         self.sid = sid
         self.upgrades = upgrades

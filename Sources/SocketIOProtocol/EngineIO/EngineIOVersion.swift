@@ -3,7 +3,9 @@
 /// The pairing with Socket.IO is fixed: Engine.IO v4 carries Socket.IO v5 (socket.io servers 3.x
 /// and 4.x), Engine.IO v3 carries Socket.IO v4 (socket.io 2.x, or newer servers with `allowEIO3`).
 public enum EngineIOVersion: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Engine.IO v3: socket.io 2.x servers (and 3.x/4.x with `allowEIO3`).
     case v3 = 3
+    /// Engine.IO v4: socket.io 3.x and 4.x servers.
     case v4 = 4
 
     /// The Socket.IO protocol that rides on this Engine.IO revision.
@@ -14,6 +16,7 @@ public enum EngineIOVersion: Int, Sendable, Hashable, CaseIterable, CustomString
         }
     }
 
+    /// A one-line description, for logs.
     public var description: String { "Engine.IO v\(rawValue)" }
 }
 
@@ -32,5 +35,6 @@ public enum SocketIOVersion: Int, Sendable, Hashable, CaseIterable, CustomString
         }
     }
 
+    /// A one-line description, for logs.
     public var description: String { "Socket.IO protocol v\(rawValue)" }
 }

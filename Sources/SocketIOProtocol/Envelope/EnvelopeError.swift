@@ -18,6 +18,7 @@ public enum EnvelopeError: Error, Sendable, Hashable {
 }
 
 extension EnvelopeError: CustomStringConvertible {
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .invalidJSON(let error): "malformed envelope: not JSON (\(error))"

@@ -30,6 +30,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for (key, value) in parsedMembers { self[key] = value }
     }
 
+    /// The value of a dictionary literal.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
@@ -95,16 +96,19 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         index = Dictionary(members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// The members in order.
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
         members.makeIterator()
     }
 
+    /// Whether the two are the same (providers: the same `id`).
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
         for member in lhs.members where rhs[member.key] != member.value { return false }
         return true
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         // Order-independent, to agree with `==`.
         var combined = 0

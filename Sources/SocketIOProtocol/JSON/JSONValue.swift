@@ -13,11 +13,17 @@ public import Foundation
 /// payload["user"]?.stringValue  // "ada"
 /// ```
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number (JSON has one kind: integers are exact up to 2^53).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members in order.
     case object(JSONObject)
     /// Raw bytes: a Socket.IO binary attachment once decoded.
     case binary(Data)
@@ -100,30 +106,37 @@ extension JSONValue {
 }
 
 extension JSONValue: ExpressibleByNilLiteral {
+    /// The value of a nil literal.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
+    /// The value of a boolean literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
+    /// The value of a integer literal.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
+    /// The value of a float literal.
     public init(floatLiteral value: Double) { self = .number(value) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
+    /// The value of a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
+    /// The value of a array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// The value of a dictionary literal.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements))
     }

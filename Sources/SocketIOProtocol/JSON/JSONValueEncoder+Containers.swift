@@ -69,36 +69,18 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 }
 
 /// Appends elements to an ``EncodedArray``.
-struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer, JSONPrimitiveEncoding {
     let encoder: JSONValueEncoderImpl
     let array: EncodedArray
     let codingPath: [any CodingKey]
 
     var count: Int { array.values.count }
 
-    private func append(_ value: JSONValue) { array.values.append(.value(value)) }
+    func put(_ value: JSONValue) { array.values.append(.value(value)) }
+
+    var primitivePath: [any CodingKey] { nextPath }
 
     private var nextPath: [any CodingKey] { codingPath + [JSONCodingKey(index: count)] }
-
-    mutating func encodeNil() throws { append(.null) }
-    mutating func encode(_ value: Bool) throws { append(.bool(value)) }
-    mutating func encode(_ value: String) throws { append(.string(value)) }
-    mutating func encode(_ value: Double) throws { append(.number(value)) }
-    mutating func encode(_ value: Float) throws { append(encoder.boxFloat(value)) }
-    mutating func encode(_ value: Int) throws { try encodeInteger(value) }
-    mutating func encode(_ value: Int8) throws { try encodeInteger(value) }
-    mutating func encode(_ value: Int16) throws { try encodeInteger(value) }
-    mutating func encode(_ value: Int32) throws { try encodeInteger(value) }
-    mutating func encode(_ value: Int64) throws { try encodeInteger(value) }
-    mutating func encode(_ value: UInt) throws { try encodeInteger(value) }
-    mutating func encode(_ value: UInt8) throws { try encodeInteger(value) }
-    mutating func encode(_ value: UInt16) throws { try encodeInteger(value) }
-    mutating func encode(_ value: UInt32) throws { try encodeInteger(value) }
-    mutating func encode(_ value: UInt64) throws { try encodeInteger(value) }
-
-    private func encodeInteger(_ value: some BinaryInteger) throws {
-        append(try encoder.boxInteger(value, codingPath: nextPath))
-    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         array.values.append(try encoder.box(value, codingPath: nextPath))
@@ -129,18 +111,35 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 }
 
 /// Stores one value as the encoder's whole result.
-struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
+struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer, JSONPrimitiveEncoding {
     let encoder: JSONValueEncoderImpl
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    private func store(_ value: JSONValue) { encoder.storage = .value(value) }
+    func put(_ value: JSONValue) { encoder.storage = .value(value) }
 
-    mutating func encodeNil() throws { store(.null) }
-    mutating func encode(_ value: Bool) throws { store(.bool(value)) }
-    mutating func encode(_ value: String) throws { store(.string(value)) }
-    mutating func encode(_ value: Double) throws { store(.number(value)) }
-    mutating func encode(_ value: Float) throws { store(encoder.boxFloat(value)) }
+    var primitivePath: [any CodingKey] { codingPath }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        encoder.storage = try encoder.box(value, codingPath: codingPath)
+    }
+}
+
+/// What the unkeyed and the single-value containers share: every primitive becomes a
+/// ``JSONValue`` handed to ``put(_:)`` (appended, or stored as the whole result).
+protocol JSONPrimitiveEncoding {
+    var encoder: JSONValueEncoderImpl { get }
+    /// The coding path of the value being encoded (for integer range errors).
+    var primitivePath: [any CodingKey] { get }
+    func put(_ value: JSONValue)
+}
+
+extension JSONPrimitiveEncoding {
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
+    mutating func encode(_ value: Double) throws { put(.number(value)) }
+    mutating func encode(_ value: Float) throws { put(encoder.boxFloat(value)) }
     mutating func encode(_ value: Int) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int8) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int16) throws { try encodeInteger(value) }
@@ -153,10 +152,6 @@ struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try encodeInteger(value) }
 
     private func encodeInteger(_ value: some BinaryInteger) throws {
-        store(try encoder.boxInteger(value, codingPath: codingPath))
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.storage = try encoder.box(value, codingPath: codingPath)
+        put(try encoder.boxInteger(value, codingPath: primitivePath))
     }
 }

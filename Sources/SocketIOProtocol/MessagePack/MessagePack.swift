@@ -4,7 +4,9 @@ public import Foundation
 /// cluster adapters store for messages too large for a notification or carrying binary
 /// (`@msgpack/msgpack`'s default encoding). Maps keep their order and may have any keys.
 public enum MessagePackValue: Sendable, Hashable {
+    /// nil.
     case `nil`
+    /// true or false.
     case bool(Bool)
     /// Any integer format that fits `Int64` (negative fixint, int 8…64, and unsigned ones up to
     /// `Int64.max`).
@@ -13,9 +15,13 @@ public enum MessagePackValue: Sendable, Hashable {
     case uint(UInt64)
     /// float 32 or float 64.
     case float(Double)
+    /// A UTF-8 string (fixstr, str 8…32).
     case string(String)
+    /// Bytes (bin 8…32).
     case binary(Data)
+    /// An array.
     case array([MessagePackValue])
+    /// A map, its entries in order.
     case map([MessagePackPair])
     /// An extension type (`-1` is the timestamp).
     case ext(type: Int8, data: Data)
@@ -23,9 +29,12 @@ public enum MessagePackValue: Sendable, Hashable {
 
 /// One entry of a MessagePack map.
 public struct MessagePackPair: Sendable, Hashable {
+    /// The entry's key.
     public var key: MessagePackValue
+    /// The entry's value.
     public var value: MessagePackValue
 
+    /// The entry `key`: `value`.
     public init(_ key: MessagePackValue, _ value: MessagePackValue) {
         self.key = key
         self.value = value
@@ -47,6 +56,7 @@ public enum MessagePackError: Error, Sendable, Hashable, CustomStringConvertible
     /// A value JSON has no form for (a map key that is not a string, an unknown extension).
     case notJSON(String)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .truncated(let offset): "MessagePack data ends inside a value (at byte \(offset))"

@@ -17,6 +17,7 @@ public enum ReliableChannelError: Error, Sendable, Hashable, CustomStringConvert
     /// dropped (`firstKept` is the oldest still held): the channel cannot continue.
     case resumeBeforeWindow(received: UInt64, firstKept: UInt64)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .windowFull(let window): "\(window) messages wait for the peer's acknowledgement"

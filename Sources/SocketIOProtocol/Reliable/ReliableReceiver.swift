@@ -13,10 +13,12 @@ public struct ReliableReceiver: Sendable {
     /// The highest sequence number acknowledged to the peer.
     public private(set) var acknowledged: UInt64 = 0
 
+    /// A receiver that asks for an acknowledgement after every `ackEvery` messages delivered.
     public init(ackEvery: Int = 32) {
         self.ackEvery = max(ackEvery, 1)
     }
 
+    /// What to do with an arriving message.
     public enum Action: Sendable, Hashable {
         /// Hand the message to the app; then acknowledge through `ack` now, if set, or (when
         /// `startTimer`) start the short acknowledgement timer unless it runs.

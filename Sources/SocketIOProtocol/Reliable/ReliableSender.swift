@@ -22,6 +22,7 @@ public struct ReliableSender<Message: Sendable>: Sendable {
     /// The messages not yet acknowledged, oldest first.
     public private(set) var unacknowledged: [(seq: UInt64, message: Message)] = []
 
+    /// A sender keeping at most `window` messages unacknowledged.
     public init(window: Int) {
         self.window = max(window, 1)
     }

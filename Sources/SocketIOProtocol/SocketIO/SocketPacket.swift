@@ -6,16 +6,23 @@
 public struct SocketPacket: Sendable, Hashable {
     /// The packet type (its digit on the wire).
     public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
+        /// CONNECT: joins a namespace (with an auth payload), or the server's accept.
         case connect = 0
+        /// DISCONNECT: leaves a namespace.
         case disconnect = 1
+        /// EVENT: `[name, arguments…]`, with an ack id when an acknowledgement is asked for.
         case event = 2
+        /// ACK: the acknowledgement of the event with the same id.
         case ack = 3
         /// CONNECT_ERROR in v5, ERROR in v4.
         case connectError = 4
+        /// BINARY_EVENT: an event with binary attachments.
         case binaryEvent = 5
+        /// BINARY_ACK: an acknowledgement with binary attachments.
         case binaryAck = 6
     }
 
+    /// What the packet is (connect, event, ack, …).
     public var kind: Kind
     /// The namespace, `/` by default. In v4 it may carry a query (`/admin?token=1`).
     public var namespace: String
@@ -25,6 +32,7 @@ public struct SocketPacket: Sendable, Hashable {
     /// the error for CONNECT_ERROR; `nil` when the packet has none.
     public var data: JSONValue?
 
+    /// A packet of `kind` for `namespace`, with an ack `id` and `data` where the kind has them.
     public init(kind: Kind, namespace: String = "/", id: Int? = nil, data: JSONValue? = nil) {
         self.kind = kind
         self.namespace = namespace

@@ -21,6 +21,7 @@ public struct SocketPacketDecoder: Sendable {
 
     private var pending: (packet: SocketPacket, expected: Int, buffers: [Data])?
 
+    /// A decoder for protocol `version`, refusing packets with more than `maxAttachments` binary attachments.
     public init(version: SocketIOVersion, maxAttachments: Int = 10) {
         self.version = version
         self.maxAttachments = maxAttachments

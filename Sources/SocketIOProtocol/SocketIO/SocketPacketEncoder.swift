@@ -7,6 +7,7 @@ public struct EncodedSocketPacket: Sendable, Hashable {
     /// The attachments, to be sent as binary messages right after ``text``, in order.
     public var attachments: [Data]
 
+    /// An encoded packet: its text, then its binary attachments in order.
     public init(text: String, attachments: [Data] = []) {
         self.text = text
         self.attachments = attachments

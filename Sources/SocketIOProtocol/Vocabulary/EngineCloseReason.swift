@@ -24,6 +24,7 @@ public enum EngineCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// Server only: the server is stopping.
     case serverShuttingDown
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .forcedClose: "forced close"

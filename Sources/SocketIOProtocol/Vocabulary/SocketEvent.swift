@@ -15,6 +15,7 @@ public struct SocketEvent: Sendable {
     /// Present when the sender asked for an acknowledgement; answers it once.
     public let ack: AckResponder?
 
+    /// An event named `name` with `items`, and its responder when the sender asked for an acknowledgement.
     public init(name: String, items: [JSONValue], ack: AckResponder? = nil) {
         self.name = name
         self.items = items

@@ -40,13 +40,7 @@ public enum SocketNamespace {
         /// The namespace given as an argument.
         public let given: String
 
-        /// A conflict between `inURL`, named by `url`, and `given`.
-        public init(url: String, inURL: String, given: String) {
-            self.url = url
-            self.inURL = inURL
-            self.given = given
-        }
-
+        /// A one-line description, for logs.
         public var description: String {
             "\(url) names the namespace \(inURL) but the namespace \(given) was given too: name it one way"
         }

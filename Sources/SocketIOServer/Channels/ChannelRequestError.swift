@@ -10,6 +10,7 @@ public enum ChannelRequestError: Error, Sendable, Hashable, CustomStringConverti
     /// The request could not be sent: the window is full or the channel is gone.
     case notSent(ReliableChannelError)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .timedOut(let event, let after): "no reply to \"\(event)\" within \(after)"

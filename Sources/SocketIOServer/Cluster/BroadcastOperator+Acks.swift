@@ -10,6 +10,7 @@ public struct BroadcastAckTimeout: Error, Sendable, Hashable, CustomStringConver
     /// How many were expected, when every server reported its client count.
     public let expected: Int?
 
+    /// A one-line description, for logs.
     public var description: String {
         "operation has timed out: \(responses.count) of \(expected.map(String.init) ?? "unknown") acknowledgements"
     }

@@ -113,6 +113,7 @@ public enum ClusterMessageError: Error, Sendable, Hashable, CustomStringConverti
     /// The notification's bytes are not JSON, or its attachment is not MessagePack.
     case unreadable(String)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .notAnObject: "cluster message is not an object"

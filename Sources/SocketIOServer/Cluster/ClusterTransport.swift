@@ -74,6 +74,7 @@ public enum ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server is stopping.
     case closed
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .publishFailed(let why): "cluster message not published: \(why)"

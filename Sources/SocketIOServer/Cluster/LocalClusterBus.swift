@@ -88,14 +88,17 @@ public final class LocalClusterBus: Sendable {
             bus.setReachable(ObjectIdentifier(self), reachable)
         }
 
+        /// Delivers every message published on the bus for `namespace` to `deliver` (``ClusterTransport/subscribe(namespace:deliver:)``).
         public func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws {
             bus.subscribe(ObjectIdentifier(self), namespace: namespace, deliver: deliver)
         }
 
+        /// Hands `message` to every endpoint subscribed to its namespace, this one included.
         public func publish(_ message: ClusterMessage) async throws {
             try bus.publish(message, from: ObjectIdentifier(self))
         }
 
+        /// Leaves the bus.
         public func shutdown() async {
             bus.remove(ObjectIdentifier(self))
         }
@@ -104,6 +107,6 @@ public final class LocalClusterBus: Sendable {
 
 /// A ``LocalClusterBus`` refused a message.
 public enum LocalClusterBusError: Error, Sendable, Hashable {
-    /// The bus is failing (``LocalClusterBus/setFailing(_:)``) or the endpoint is cut off.
+    /// The bus is failing (`setFailing(_:)`, for tests) or the endpoint is cut off.
     case unavailable
 }

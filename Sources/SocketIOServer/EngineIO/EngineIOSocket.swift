@@ -4,7 +4,9 @@ import NIOCore
 
 /// One message on a raw Engine.IO session.
 public enum EngineIOMessage: Sendable, Hashable {
+    /// A text message.
     case text(String)
+    /// A binary message.
     case binary(Data)
 }
 

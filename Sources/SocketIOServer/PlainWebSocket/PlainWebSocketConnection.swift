@@ -58,15 +58,17 @@ public final class PlainWebSocketConnection: Sendable {
     public var isClosed: Bool { writer.isClosed }
 }
 
-/// A message on the plain WebSocket endpoint: the one ``WebSocketMessage`` of client and server.
+/// A message on the plain WebSocket endpoint: the one `WebSocketMessage` of client and server.
 public typealias PlainWebSocketMessage = WebSocketMessage
 
 /// The messages of a ``PlainWebSocketConnection``; ends when the client closes.
 public struct PlainWebSocketMessages: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = PlainWebSocketMessage
 
     let mailbox: MessageMailbox
 
+    /// Iterates the sequence.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let mailbox: MessageMailbox
 
@@ -79,6 +81,7 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the sequence.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(mailbox: mailbox)
     }

@@ -123,6 +123,7 @@ public final class SocketIODriver: ConnectionDriver {
         }
     }
 
+    /// Connects the namespace (the manager's Engine.IO session first, when it is not open) and returns once connected.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         state.withLockedValue { $0.onEvent = onEvent }
         // After a suspension the manager opens again only when told (it reconnects at once).
@@ -143,6 +144,7 @@ public final class SocketIODriver: ConnectionDriver {
         manager.suspend()
     }
 
+    /// Leaves the namespace; closes the manager's session unless another namespace uses it. No ``DriverEvent/closed(reason:)`` follows.
     public func close() async {
         state.withLockedValue { $0.onEvent = nil }
         // A shared manager stays open while another namespace uses it.
@@ -175,6 +177,7 @@ public final class SocketIODriver: ConnectionDriver {
         guard written else { throw DriverError.notConnected }
     }
 
+    /// Emits `event` with `payload` and waits at most `timeout` for the acknowledgement, whose items are the response.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         do {
             return Response(values: try await socket.emitWithAck(event, payload, timeout: timeout))

@@ -1,6 +1,6 @@
 import SwitchboardCore
 public import Logging
-public import SocketIOProtocol
+import SocketIOProtocol
 
 extension WebSocketDriver {
     /// How a ``WebSocketDriver`` connects. Every field has a default.

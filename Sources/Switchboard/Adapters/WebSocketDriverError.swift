@@ -21,6 +21,7 @@ public enum WebSocketDriverError: Error, Sendable, Hashable {
 }
 
 extension WebSocketDriverError: CustomStringConvertible {
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .invalidURL(let url):

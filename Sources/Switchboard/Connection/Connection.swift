@@ -60,6 +60,7 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// An identifier with this raw number.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// A one-line description, for logs.
     public var description: String { "connection-\(rawValue)" }
 }
 

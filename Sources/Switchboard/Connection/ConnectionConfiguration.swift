@@ -78,6 +78,7 @@ public enum ConnectionAuth: Hashable, Sendable {
     /// Called before every (re)connect, so a token can be refreshed; `id` names it for the pool.
     case provider(id: String, @Sendable () async throws -> JSONObject?)
 
+    /// Whether the two are the same (providers: the same `id`).
     public static func == (lhs: ConnectionAuth, rhs: ConnectionAuth) -> Bool {
         switch (lhs, rhs) {
         case (.none, .none): true
@@ -87,6 +88,7 @@ public enum ConnectionAuth: Hashable, Sendable {
         }
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .none: hasher.combine(0)

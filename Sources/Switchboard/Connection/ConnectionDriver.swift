@@ -32,8 +32,10 @@ public protocol ConnectionDriver: Sendable {
 }
 
 extension ConnectionDriver {
+    /// Unknown by default: the driver does not say.
     public var recovered: Bool? { nil }
 
+    /// By default the same as ``close()``.
     public func suspend() async {
         await close()
     }

@@ -31,6 +31,7 @@ public enum ConnectionError: Error, Sendable, Hashable {
 }
 
 extension ConnectionError: CustomStringConvertible {
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .illegalTransition(let from, let to):
@@ -76,5 +77,6 @@ public enum ConnectionOperation: String, Sendable, Hashable, CaseIterable, Custo
     /// ``Connection/events(named:)``.
     case subscribe
 
+    /// A one-line description, for logs.
     public var description: String { rawValue }
 }

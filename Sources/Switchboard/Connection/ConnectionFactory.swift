@@ -44,6 +44,7 @@ public struct DriverConnectionFactory: ConnectionFactory {
         self.logger = logger
     }
 
+    /// A ``DriverConnection`` over a driver made by `makeDriver` for `configuration`.
     public func makeConnection(for configuration: ConnectionConfiguration) throws(ConnectionError) -> any Connection {
         DriverConnection(configuration: configuration, driver: try makeDriver(configuration), clock: clock, logger: logger)
     }

@@ -19,5 +19,6 @@ public enum ConnectionState: String, Sendable, Hashable, CaseIterable, CustomStr
     /// Gone for good; every operation throws.
     case released
 
+    /// A one-line description, for logs.
     public var description: String { rawValue }
 }

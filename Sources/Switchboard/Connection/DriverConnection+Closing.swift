@@ -4,10 +4,12 @@ import NIOConcurrencyHelpers
 import SocketIOProtocol
 
 extension DriverConnection {
+    /// Closes the transport (``Connection/disconnect()``): the state becomes `disconnected`; queued commands wait.
     public func disconnect() async throws {
         try await disconnect(keepingSession: false)
     }
 
+    /// Closes the transport as the app goes to the background, keeping the server's session for recovery where the driver can.
     public func suspend() async throws {
         try await disconnect(keepingSession: true)
     }

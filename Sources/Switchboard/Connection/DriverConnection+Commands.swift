@@ -5,6 +5,7 @@ public import SocketIOProtocol
 extension DriverConnection {
     // MARK: - Send
 
+    /// Sends `event` now when connected, else queues it (``ConnectionError/queueFull(limit:)`` past the queue's bound).
     public func send(_ event: String, _ payload: JSONValue) async throws {
         let direct = try inner.withLockedValue { inner -> Result<Bool, ConnectionError> in
             do throws(ConnectionError) {
@@ -57,6 +58,7 @@ extension DriverConnection {
 
     // MARK: - Request
 
+    /// Sends a request and waits at most `timeout` for its response, queued while not connected (the timeout runs meanwhile).
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let stopwatch = Timeline(clock)
         let id = inner.withLockedValue { $0.makeID() }

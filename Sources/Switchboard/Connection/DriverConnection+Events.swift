@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
 extension DriverConnection {
+    /// The payloads of every `event` the server sends from now on, until the connection is released.
     public func events(named event: String) -> AsyncStream<JSONValue> {
         observerStream(of: self, \.inner, \.subscribers[event])
     }
@@ -16,6 +17,7 @@ extension DriverConnection {
         observerStream(of: self, \.inner, \.requestSubscribers[event])
     }
 
+    /// The current state, then every change, until the connection is released.
     public func stateChanges() -> AsyncStream<ConnectionState> {
         observerStream(of: self, \.inner, \.stateObservers) { $0.machine.connectionState }
     }

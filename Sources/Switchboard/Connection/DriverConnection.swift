@@ -34,7 +34,9 @@ import SocketIOProtocol
 /// Every method is safe from any task. Nothing runs under the connection's lock except state
 /// bookkeeping and yields to async sequences; driver calls run after it is released.
 public final class DriverConnection: Connection {
+    /// The server.
     public let url: URL
+    /// This connection's identity in the pool and the keeper's events.
     public let id: ConnectionID
     /// What the connection was made for.
     public let configuration: ConnectionConfiguration
@@ -79,6 +81,7 @@ public final class DriverConnection: Connection {
         }
     }
 
+    /// The state now (``ConnectionState``).
     public var state: ConnectionState {
         inner.withLockedValue { $0.machine.connectionState }
     }
@@ -118,6 +121,7 @@ public final class DriverConnection: Connection {
 
     // MARK: - Connecting
 
+    /// Opens the driver and returns once connected; then runs the queued commands in order.
     public func connect() async throws {
         let waiter = inner.withLockedValue { $0.makeID() }
         try await withTaskCancellationHandler {

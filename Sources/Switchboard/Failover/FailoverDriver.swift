@@ -30,13 +30,17 @@ public final class FailoverDriver: ConnectionDriver {
         public var webSocketURL: URL
         /// The Socket.IO server (`http://host`) and the namespace that carries channels.
         public var socketIOURL: URL
+        /// The Socket.IO namespace that carries channels.
         public var namespace = "/channel"
+        /// How long opening one transport and resuming the channel on it may take.
         public var connectTimeout: Duration = .seconds(5)
+        /// The timeout of requests that give none.
         public var requestTimeout: Duration = .seconds(10)
         /// Unacknowledged messages kept at most; past it `send` throws (nothing is dropped).
         public var window = 1_000
         /// Acknowledge after this many messages, or after ``ackDelay`` for fewer.
         public var ackEvery = 32
+        /// How long an acknowledgement waits for more messages before it goes out.
         public var ackDelay: Duration = .milliseconds(20)
         /// Reconnection attempts after a transport dropped (across both transports) before the
         /// connection is reported lost.
@@ -48,18 +52,22 @@ public final class FailoverDriver: ConnectionDriver {
         /// A path that stalls while nothing is sent is noticed at the next send (Socket.IO's own
         /// heartbeat notices it too).
         public var ackTimeout: Duration = .seconds(10)
+        /// The clock of deadlines, acknowledgement delays and ticks; inject a test clock in tests.
         public var clock: any Clock<Duration> = ContinuousClock()
+        /// Where the driver logs; silent unless you pass your own.
         public var logger = Logger.disabled("switchboard.failover")
         /// Feeds network path changes to the policy (``FailoverSignal/pathChanged(_:)``); the
         /// system's monitor by default, `nil` for none.
         public var networkMonitor: (any NetworkMonitor)? = NetworkMonitors.system
 
+        /// Options for a channel over the plain WebSocket at `webSocketURL` and Socket.IO at `socketIOURL`, defaults for the rest.
         public init(webSocketURL: URL, socketIOURL: URL) {
             self.webSocketURL = webSocketURL
             self.socketIOURL = socketIOURL
         }
     }
 
+    /// How the driver connects.
     public let options: Options
     /// The channel's id (the server keys its state by it); a new one when the server no longer
     /// holds the channel (it expired, or the server restarted).
@@ -93,6 +101,7 @@ public final class FailoverDriver: ConnectionDriver {
         var networkWatch: Task<Void, Never>?
     }
 
+    /// A driver with `options`, switching transports as `policy` decides; nothing opens until ``open(onEvent:)``.
     public init(options: Options, policy: any FailoverPolicy = DefaultFailoverPolicy()) {
         self.options = options
         self.logger = options.logger
@@ -114,6 +123,7 @@ public final class FailoverDriver: ConnectionDriver {
 
     // MARK: - ConnectionDriver
 
+    /// Opens the channel on the policy's first transport (or the other, when it fails) and returns once the server resumed it.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         let first = state.withLockedValue { state in
             state.onEvent = onEvent
@@ -130,6 +140,7 @@ public final class FailoverDriver: ConnectionDriver {
         watchNetwork()
     }
 
+    /// Closes the channel's transport; messages not yet acknowledged are dropped and waiting requests fail.
     public func close() async {
         let (link, tasks) = state.withLockedValue { state in
             state.closed = true
@@ -151,6 +162,7 @@ public final class FailoverDriver: ConnectionDriver {
         try transmit(.event(name: event, data: payload))
     }
 
+    /// Sends a `request` envelope through the channel and waits at most `timeout` for its reply.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let id = state.withLockedValue { state in
             defer { state.nextRequestID += 1 }
@@ -172,6 +184,7 @@ public final class FailoverDriver: ConnectionDriver {
         }
     }
 
+    /// Whether the last open resumed a channel the server still held (`false`: a new channel).
     public var recovered: Bool? { state.withLockedValue { $0.lastRecovered } }
 
     /// Messages sent and not yet acknowledged by the server (at most ``Options/window``): how far

@@ -8,6 +8,7 @@ public enum FailoverTransport: Sendable, Hashable, CustomStringConvertible {
     /// Socket.IO: its reconnection, long-polling fallback and upgrade ride out a bad network.
     case socketIO
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .webSocket: "WebSocket"
@@ -34,6 +35,7 @@ public enum FailoverSignal: Sendable, Hashable {
 
 /// What the policy wants.
 public enum FailoverDecision: Sendable, Hashable {
+    /// Keep the current transport.
     case stay
     /// Move the channel to `transport`; `reason` is shown in the channel's events.
     case switchTo(FailoverTransport, reason: String)
@@ -56,6 +58,7 @@ public protocol FailoverPolicy: Sendable {
 }
 
 extension FailoverPolicy {
+    /// Every transport is allowed unless a policy says otherwise.
     public func allows(_ transport: FailoverTransport) -> Bool { true }
 }
 
@@ -78,16 +81,20 @@ public struct PinnedFailoverPolicy: FailoverPolicy {
         self.transport = transport
     }
 
+    /// The pinned transport.
     public var initial: FailoverTransport { transport }
 
+    /// Never switches: the channel stays on the pinned transport.
     public func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision {
         current == transport ? .stay : .switchTo(transport, reason: "pinned to \(transport)")
     }
 
+    /// Never switches.
     public func tick(current: FailoverTransport, now: Duration) -> FailoverDecision {
         current == transport ? .stay : .switchTo(transport, reason: "pinned to \(transport)")
     }
 
+    /// Only the pinned transport.
     public func allows(_ transport: FailoverTransport) -> Bool { transport == self.transport }
 }
 
@@ -103,13 +110,21 @@ public struct PinnedFailoverPolicy: FailoverPolicy {
 ///   good period needed next time (up to ``maxGoodPeriod``); a WebSocket that then stays up for
 ///   ``flapWindow`` resets it.
 public struct DefaultFailoverPolicy: FailoverPolicy {
+    /// The transport a channel opens on.
     public var initial: FailoverTransport = .webSocket
+    /// Failures (failed connects, missed acknowledgement deadlines) within ``failureWindow`` that move the channel off WebSocket.
     public var failuresToLeave = 2
+    /// How far back failures count.
     public var failureWindow: Duration = .seconds(30)
+    /// A round trip slower than this counts as slow.
     public var slowRoundTrip: Duration = .milliseconds(1500)
+    /// Slow round trips in a row that move the channel off WebSocket.
     public var slowSamples = 3
+    /// How long Socket.IO must go well before the channel returns to WebSocket.
     public var goodPeriod: Duration = .seconds(60)
+    /// The longest good period flapping can make necessary.
     public var maxGoodPeriod: Duration = .seconds(600)
+    /// A departure within this long after a return counts as flapping.
     public var flapWindow: Duration = .seconds(300)
 
     private var failures: [Duration] = []
@@ -120,6 +135,7 @@ public struct DefaultFailoverPolicy: FailoverPolicy {
     private var returnedAt: Duration?
     private var goodPeriodNow: Duration?
 
+    /// The policy with the defaults above.
     public init() {}
 
     /// The good period the next return needs.

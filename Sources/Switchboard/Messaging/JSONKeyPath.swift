@@ -24,6 +24,7 @@ public struct JSONKeyPath: Hashable, Sendable, ExpressibleByStringLiteral, Custo
         self.components = components
     }
 
+    /// The value of a string literal.
     public init(stringLiteral value: String) {
         self.init(value)
     }

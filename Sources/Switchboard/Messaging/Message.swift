@@ -62,7 +62,9 @@ public enum MessageID: Hashable, Sendable, CustomStringConvertible, ExpressibleB
         }
     }
 
+    /// The value of a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// The value of a integer literal.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
 
     /// The id as JSON.
@@ -73,6 +75,7 @@ public enum MessageID: Hashable, Sendable, CustomStringConvertible, ExpressibleB
         }
     }
 
+    /// A one-line description, for logs.
     public var description: String { jsonValue.jsonString }
 }
 

@@ -40,6 +40,7 @@ public struct MessageCondition: Hashable, Sendable, CustomStringConvertible {
         return found == value
     }
 
+    /// A one-line description, for logs.
     public var description: String {
         guard let value else { return "\(keyPath) != null" }
         return "\(keyPath) == \(value.jsonString)"

@@ -14,6 +14,7 @@ public enum MessageRejection: Error, Sendable, Hashable, CustomStringConvertible
     /// The object has no body at this path.
     case missingBody(JSONKeyPath)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .invalidJSON(let error):

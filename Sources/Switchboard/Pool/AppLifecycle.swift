@@ -18,6 +18,7 @@ public struct SuspendedAppRule: ConnectionRule {
     /// The rule.
     public init() {}
 
+    /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
         guard snapshot.appLifecycle == .suspended, snapshot.isOccupied else { return nil }
         switch snapshot.state {

@@ -4,6 +4,7 @@ public struct ReconnectOccupiedRule: ConnectionRule {
     /// The rule.
     public init() {}
 
+    /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
         guard snapshot.isOccupied else { return nil }
         switch snapshot.state {
@@ -19,6 +20,7 @@ public struct DisconnectUnoccupiedRule: ConnectionRule {
     /// The rule.
     public init() {}
 
+    /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
         guard !snapshot.isOccupied else { return nil }
         switch snapshot.state {
@@ -34,6 +36,7 @@ public struct ReleaseUnoccupiedRule: ConnectionRule {
     /// The rule.
     public init() {}
 
+    /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
         guard !snapshot.isOccupied, snapshot.state == .disconnected else { return nil }
         return .release
@@ -58,6 +61,7 @@ public struct IdleGraceRule: ConnectionRule {
         self.grace = grace
     }
 
+    /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
         guard !snapshot.isOccupied, let idle = snapshot.idleDuration, idle < grace else { return nil }
         return .keep

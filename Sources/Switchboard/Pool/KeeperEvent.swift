@@ -8,6 +8,7 @@ public enum KeeperEvent: Sendable, Hashable, CustomStringConvertible {
     /// A scan looked at `connections` connections and every action it started finished.
     case scanFinished(connections: Int)
 
+    /// A one-line description, for logs.
     public var description: String {
         switch self {
         case .acted(let id, let action, let from, nil): "\(id): \(action) (was \(from))"

@@ -17,10 +17,12 @@ public final class ManualNetworkMonitor: NetworkMonitor {
         broadcast.report(path, always: true)
     }
 
+    /// Calls `handler` with the current path, then with each ``update(_:)``, in order.
     public func observe(_ handler: @escaping @Sendable (NetworkPath) -> Void) -> NetworkObservation {
         broadcast.observe(handler)
     }
 
+    /// The current path, then each ``update(_:)``.
     public func paths() -> AsyncStream<NetworkPath> {
         broadcast.paths()
     }

@@ -11,16 +11,20 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
 
     /// What kind of link an interface is, where the platform says (Linux guesses from the name).
     public enum InterfaceKind: Sendable, Hashable {
+        /// Wi-Fi, cellular, wired Ethernet, loopback, or another kind of link.
         case wifi, cellular, wiredEthernet, loopback, other
     }
 
     /// One usable interface.
     public struct Interface: Sendable, Hashable {
+        /// The interface's name (`en0`, `wlan0`).
         public var name: String
+        /// What kind of link it is.
         public var kind: InterfaceKind
         /// Its addresses, numeric (empty where the platform does not say, as on Apple platforms).
         public var addresses: [String]
 
+        /// An interface named `name` of `kind` with `addresses`.
         public init(name: String, kind: InterfaceKind, addresses: [String] = []) {
             self.name = name
             self.kind = kind
@@ -28,6 +32,7 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the path can reach the network.
     public var status: Status
     /// The usable interfaces (up, running), sorted by name.
     public var interfaces: [Interface]
@@ -36,6 +41,7 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
     /// Whether the user asked to save data (Low Data Mode), where known.
     public var isConstrained: Bool?
 
+    /// A path with this status and interfaces; `nil` where the platform does not say.
     public init(status: Status, interfaces: [Interface] = [], isExpensive: Bool? = nil, isConstrained: Bool? = nil) {
         self.status = status
         self.interfaces = interfaces
@@ -48,6 +54,7 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
     /// No usable path.
     public static let unsatisfied = NetworkPath(status: .unsatisfied)
 
+    /// A one-line description, for logs.
     public var description: String {
         let names = interfaces.map { "\($0.name)(\($0.addresses.joined(separator: ",")))" }.joined(separator: " ")
         return "\(status == .satisfied ? "satisfied" : "unsatisfied")" + (names.isEmpty ? "" : " via \(names)")

@@ -1,6 +1,8 @@
 import Logging
-import SocketIOPostgres
 import SocketIOServer
+#if Cluster
+import SocketIOPostgres
+#endif
 
 /// What `--cluster` names: `local` (servers in this process joined in memory, for `sio bench`)
 /// or a `postgres://` URL (socket.io's PostgreSQL adapter protocol).
@@ -17,9 +19,18 @@ struct ClusterTransportChoice: Sendable {
         guard target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") else {
             throw CLIError("--cluster takes \(allowLocal ? "`local` or " : "")a postgres:// URL, not \(target)")
         }
+        #if Cluster
         return ClusterTransportChoice(name: "PostgreSQL") {
             try await PostgresClusterTransport.connect(url: target, logger: logger)
         }
+        #else
+        // The first command a newcomer runs (`swift run sio demo`) does not build postgres-nio
+        // and its second copy of BoringSSL: the cluster is a package trait.
+        throw CLIError("""
+            this sio was built without the Cluster trait, so it has no PostgreSQL transport; \
+            build it with the trait: swift run --traits Cluster sio serve --cluster \(target)
+            """)
+        #endif
     }
 }
 

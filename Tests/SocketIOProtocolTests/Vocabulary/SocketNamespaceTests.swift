@@ -24,9 +24,10 @@ import Testing
         #expect(try SocketNamespace.resolve(url: plain, namespace: "chat") == "/chat")
         #expect(try SocketNamespace.resolve(url: admin, namespace: nil) == "/admin")
         #expect(try SocketNamespace.resolve(url: admin, namespace: "/admin") == "/admin")
-        #expect(throws: SocketNamespace.Conflict(url: admin.absoluteString, inURL: "/admin", given: "/chat")) {
+        let conflict = #expect(throws: SocketNamespace.Conflict.self) {
             try SocketNamespace.resolve(url: admin, namespace: "/chat")
         }
+        #expect(conflict?.url == admin.absoluteString && conflict?.inURL == "/admin" && conflict?.given == "/chat")
         #expect(throws: SocketNamespace.Conflict.self) { try SocketNamespace.resolve(url: admin, namespace: "/") }
     }
 }

@@ -33,6 +33,7 @@ public import SocketIOProtocol
         case refuse(EngineHTTPError)
     }
 
+    /// What the request asks for.
     public let action: Action
     /// The Engine.IO protocol the request speaks (`EIO=4`, or anything else with `allowEIO3`,
     /// as the JS server reads it); `v4` when the request was refused before that was known.
