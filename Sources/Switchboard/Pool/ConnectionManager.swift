@@ -88,7 +88,7 @@ public final class ConnectionManager: Sendable {
     }
 
     /// A lease on the pooled connection to `url` and `namespace` with default settings.
-    public func lease(_ url: URL, namespace: String = "/") async throws -> ConnectionLease {
+    public func lease(_ url: URL, namespace: String? = nil) async throws -> ConnectionLease {
         try await lease(ConnectionConfiguration(url: url, namespace: namespace))
     }
 

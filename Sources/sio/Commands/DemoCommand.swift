@@ -48,6 +48,10 @@ struct DemoCommand: AsyncParsableCommand {
             await host.stop()
         } catch {
             story.failure("\(error)")
+            // What was waiting on what, for whoever reads the failure (a step that ran out).
+            if error is DemoFailure {
+                for line in SoakReport.waitingOn() { FileHandle.standardError.write(Data("    \(line)\n".utf8)) }
+            }
             await host.stop()
             throw ExitCode(1)
         }

@@ -86,9 +86,13 @@ struct PlatformScene: Sendable {
 
     static func wait(for state: ConnectionState, of connection: any Connection, _ what: String) async throws {
         let states = connection.stateChanges()
-        _ = try await within(what) {
-            for await next in states where next == state { return true }
-            return false
+        do {
+            _ = try await within(what) {
+                for await next in states where next == state { return true }
+                return false
+            }
+        } catch let failure as DemoFailure {
+            throw DemoFailure(description: "\(failure.description) (the connection is \(connection.state))")
         }
     }
 

@@ -9,9 +9,13 @@ enum SoakReport {
     static func hang(iteration: Int, scenario: String, seconds: Double) -> [String] {
         var lines = ["HANG: iteration \(iteration), scenario \"\(scenario)\" did not finish within \(Self.seconds(.milliseconds(Int(seconds * 1000)))) s"]
         lines += ActiveSteps.lines.map { "  " + $0 }
-        lines += Manager.live.all.flatMap(\.diagnostics).map { "  " + $0 }
-        lines += SocketIOServer.live.all.map(\.diagnostics).map { "  " + $0 }
+        lines += waitingOn().map { "  " + $0 }
         return lines
+    }
+
+    /// What every manager, socket and server in the process is doing and waiting on.
+    static func waitingOn() -> [String] {
+        Manager.live.all.flatMap(\.diagnostics) + SocketIOServer.live.all.map(\.diagnostics)
     }
 
     static func seconds(_ duration: Duration) -> String {
