@@ -1,0 +1,302 @@
+import DequeModule
+import SocketIOProtocol
+
+/// The long-polling transport's whole state, one value: whether it runs, is paused for an
+/// upgrade, closes or has finished, and in each of those what is in flight and what waits to
+/// be posted. Every input returns what to do; ``PollingTransport`` does it after unlocking
+/// (starting the GET loop or a POST loop, cancelling the GET, resuming waiters).
+///
+/// Generic over its waiters (`Pause`: the upgrade's "paused" callback, `Closed`: a
+/// `waitUntilClosed` caller, `Poll`: the GET loop's task), so its tests need no I/O.
+struct PollingStateMachine<Pause, Closed, Poll> {
+    /// What the session has learned and queued, in every state but `finished`.
+    struct Session {
+        var sid: String?
+        var maxPayload = 1_000_000
+        var outbox = PollingOutbox()
+        /// A GET is in flight (the loop runs).
+        var getting = false
+        /// A POST loop runs.
+        var posting = false
+        /// The GET loop's task, to cancel on close.
+        var poll: Poll?
+        var closeWaiters: [Closed] = []
+    }
+
+    enum State {
+        /// Polling and posting as packets come.
+        case running(Session)
+        /// Paused for an upgrade: no new request starts; `waiter` runs once the GET and the
+        /// POST in flight have ended.
+        case paused(Session, waiter: Pause?)
+        /// Closing: what is queued (the `close` packet) still goes out, then it finishes.
+        case closing(Session)
+        case finished
+    }
+
+    private(set) var state: State
+
+    init(sid: String?) {
+        state = .running(Session(sid: sid))
+    }
+
+    private var session: Session? {
+        switch state {
+        case .running(let session), .paused(let session, _), .closing(let session): session
+        case .finished: nil
+        }
+    }
+
+    /// Changes the session in place, whatever the state (nothing once finished).
+    private mutating func update<T>(_ body: (inout Session) -> T) -> T? {
+        switch state {
+        case .running(var session):
+            defer { state = .running(session) }
+            return body(&session)
+        case .paused(var session, let waiter):
+            defer { state = .paused(session, waiter: waiter) }
+            return body(&session)
+        case .closing(var session):
+            defer { state = .closing(session) }
+            return body(&session)
+        case .finished:
+            return nil
+        }
+    }
+
+    /// Whether a POST loop may start now, and marks it started.
+    private mutating func claimPost() -> Bool {
+        let startable: Bool
+        switch state {
+        case .running(let session): startable = session.sid != nil && !session.outbox.isEmpty && !session.posting
+        case .closing(let session): startable = session.sid != nil && !session.outbox.isEmpty && !session.posting
+        case .paused, .finished: startable = false
+        }
+        if startable { update { $0.posting = true } }
+        return startable
+    }
+
+    // MARK: - Sending
+
+    /// Queues `packets`, after everything queued (`fenced`: in a later POST than what is queued
+    /// already). `true`: start a POST loop.
+    mutating func send(_ packets: [EnginePacket], fenced: Bool) -> Bool {
+        guard update({ $0.outbox.append(packets, fenced: fenced) }) != nil else { return false }
+        return claimPost()
+    }
+
+    /// The POST loop asks for its next batch: the `sid` and the body, or `nil` (the loop ends).
+    mutating func nextPost(maxPackets: Int, version: EngineIOVersion) -> (sid: String, body: String)? {
+        let canPost: Bool
+        switch state {
+        case .running, .closing: canPost = true
+        case .paused, .finished: canPost = false
+        }
+        let next = update { session -> (String, String)? in
+            guard canPost, let sid = session.sid,
+                  let batch = session.outbox.takeBatch(maxPackets: maxPackets, maxBytes: session.maxPayload, version: version) else {
+                session.posting = false
+                return nil
+            }
+            return (sid, PollingPayload.encode(batch, version: version))
+        }
+        return next ?? nil
+    }
+
+    /// A POST failed: the loop ends; a closing transport drops what it could not post.
+    mutating func postFailed() {
+        if case .closing = state { update { $0.outbox.removeAll() } }
+        update { $0.posting = false }
+    }
+
+    /// What to do once a POST loop ended.
+    enum PostsEnded {
+        case none
+        /// The pause may complete.
+        case paused(Pause)
+        /// The close completed: finish.
+        case finish([Closed])
+    }
+
+    mutating func postsEnded() -> PostsEnded {
+        if let waiter = takeIdlePauseWaiter() { return .paused(waiter) }
+        guard case .closing(let session) = state, !session.posting, session.outbox.isEmpty else { return .none }
+        return .finish(finish())
+    }
+
+    // MARK: - Receiving
+
+    /// The GET loop asks whether to poll again: the `sid` to poll with (`.some(nil)` for the
+    /// handshake), or `nil` (the loop ends: closing, paused or finished).
+    mutating func nextPoll() -> String?? {
+        switch state {
+        case .running(var session):
+            session.getting = true
+            state = .running(session)
+            return .some(session.sid)
+        case .paused, .closing, .finished:
+            update { $0.getting = false }
+            return nil
+        }
+    }
+
+    /// The GET loop started as `poll` (cancelled on close).
+    mutating func polling(_ poll: Poll) {
+        update { $0.poll = poll }
+    }
+
+    /// The handshake told the session its id and the server's `maxPayload`.
+    mutating func opened(sid: String, maxPayload: Int?) {
+        update { session in
+            session.sid = sid
+            if let maxPayload { session.maxPayload = maxPayload }
+        }
+    }
+
+    /// The server sent `close`: nothing more is polled.
+    mutating func closeReceived() {
+        if case .running(let session) = state { state = .closing(session) }
+        if case .paused(let session, _) = state { state = .closing(session) }
+    }
+
+    /// The GET loop ended; the pause may complete.
+    mutating func pollEnded() -> Pause? {
+        update { $0.getting = false }
+        return takeIdlePauseWaiter()
+    }
+
+    /// Whether the transport is closing (a failed GET is then not an error to report).
+    var isClosing: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
+    private mutating func takeIdlePauseWaiter() -> Pause? {
+        guard case .paused(let session, let waiter?) = state, !session.getting, !session.posting else { return nil }
+        state = .paused(session, waiter: nil)
+        return waiter
+    }
+
+    // MARK: - The upgrade
+
+    /// Pauses for an upgrade: `true` when nothing is in flight (the waiter runs now), else it
+    /// runs once the requests in flight have ended. A transport that is closing or finished
+    /// has nothing to pause: `true`.
+    mutating func pause(_ waiter: Pause) -> Bool {
+        guard case .running(let session) = state else { return true }
+        let idle = !session.getting && !session.posting
+        state = .paused(session, waiter: idle ? nil : waiter)
+        return idle
+    }
+
+    /// The upgrade did not happen: polling and posting go on. Whether to start the GET loop
+    /// and a POST loop.
+    mutating func resume() -> (poll: Bool, post: Bool) {
+        guard case .paused(let session, _) = state else { return (false, false) }
+        state = .running(session)
+        return (!session.getting, claimPost())
+    }
+
+    /// The packets queued and not yet posted (they go to the new transport after an upgrade).
+    mutating func takeUnsent() -> [EnginePacket] {
+        update { $0.outbox.takeAll() } ?? []
+    }
+
+    // MARK: - Closing
+
+    /// What `close()` does.
+    struct CloseAction {
+        var cancelPoll: Poll?
+        /// Start a POST loop for what is queued (the `close` packet).
+        var post = false
+        /// Nothing to wait for: finish now.
+        var finish: [Closed]?
+    }
+
+    /// Closes: what is queued still goes out (once a session exists), even while paused.
+    mutating func close() -> CloseAction {
+        guard var session = session else { return CloseAction() }
+        let poll = session.poll
+        session.poll = nil
+        if session.sid == nil { session.outbox.removeAll() }
+        state = .closing(session)
+        if !session.posting && !session.outbox.isEmpty {
+            update { $0.posting = true }
+            return CloseAction(cancelPoll: poll, post: true)
+        }
+        return CloseAction(cancelPoll: poll, finish: session.posting ? nil : finish())
+    }
+
+    /// Drops the transport at once, nothing posted (an upgrade replaced it).
+    mutating func discard() -> (cancelPoll: Poll?, waiters: [Closed]) {
+        let poll = session?.poll
+        return (poll, finish())
+    }
+
+    /// A `waitUntilClosed` caller: `true` when already finished (resume it now).
+    mutating func waitUntilClosed(_ waiter: Closed) -> Bool {
+        update { $0.closeWaiters.append(waiter) } == nil
+    }
+
+    /// Finished: the close waiters to resume.
+    mutating func finish() -> [Closed] {
+        guard let session else { return [] }
+        state = .finished
+        return session.closeWaiters
+    }
+}
+
+/// Packets waiting to be posted, and the fences a POST must not span: the packets from a
+/// fence on go in a later POST than those before (POSTs are sequential, each answered after
+/// the server read it).
+struct PollingOutbox {
+    private var packets = Deque<EnginePacket>()
+    private var fences = Deque<Int>()
+
+    var isEmpty: Bool { packets.isEmpty }
+
+    mutating func append(_ more: [EnginePacket], fenced: Bool) {
+        if fenced && !packets.isEmpty { fences.append(packets.count) }
+        packets.append(contentsOf: more)
+    }
+
+    /// Takes packets for one POST: at most `maxPackets` (and none past a fence), at most
+    /// `maxBytes` of body (at least one); `nil` when empty.
+    mutating func takeBatch(maxPackets: Int, maxBytes: Int, version: EngineIOVersion) -> [EnginePacket]? {
+        guard !packets.isEmpty else { return nil }
+        let limit = min(maxPackets, fences.first ?? .max)
+        let batch = Self.takeBatch(from: &packets, maxPackets: limit, maxBytes: maxBytes, version: version)
+        for index in fences.indices { fences[index] -= batch.count }
+        while let first = fences.first, first <= 0 { fences.removeFirst() }
+        return batch
+    }
+
+    mutating func takeAll() -> [EnginePacket] {
+        defer { removeAll() }
+        return packets.isEmpty ? [] : Array(packets)
+    }
+
+    mutating func removeAll() {
+        packets.removeAll()
+        fences.removeAll()
+    }
+
+    /// Takes packets for one POST: at most `maxPackets`, and at most `maxBytes` of body (at least one).
+    static func takeBatch(from outbox: inout Deque<EnginePacket>, maxPackets: Int, maxBytes: Int,
+                          version: EngineIOVersion) -> [EnginePacket] {
+        var batch: [EnginePacket] = []
+        var bytes = 0
+        while let packet = outbox.first, batch.count < maxPackets {
+            let size = packet.encodedText(version: version).utf8.count + (version == .v3 ? 8 : 1)
+            if !batch.isEmpty && bytes + size > maxBytes { break }
+            batch.append(outbox.removeFirst())
+            bytes += size
+        }
+        return batch
+    }
+}
+
+extension PollingStateMachine: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
+extension PollingStateMachine.Session: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
+extension PollingStateMachine.State: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
+extension PollingOutbox: Sendable {}
