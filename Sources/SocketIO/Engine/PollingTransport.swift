@@ -40,18 +40,23 @@ final class PollingTransport: EngineTransport {
         startPolling()
     }
 
+    /// One input to the machine, under the lock; what it returns is done after.
+    private func transition<T>(_ input: (inout Machine) -> T) -> T {
+        state.withLockedValue(input)
+    }
+
     // MARK: - EngineTransport
 
     func send(_ packets: [EnginePacket]) {
-        if state.withLockedValue({ $0.send(packets, fenced: false) }) { postLoop() }
+        if transition({ $0.send(packets, fenced: false) }) { postLoop() }
     }
 
     func sendAfterPeerRead(_ packets: [EnginePacket]) {
-        if state.withLockedValue({ $0.send(packets, fenced: true) }) { postLoop() }
+        if transition({ $0.send(packets, fenced: true) }) { postLoop() }
     }
 
     func close() {
-        let action = state.withLockedValue { $0.close() }
+        let action = transition { $0.close() }
         action.cancelPoll?.cancel()
         if action.post { postLoop() }
         if let waiters = action.finish { resume(waiters) }
@@ -59,44 +64,44 @@ final class PollingTransport: EngineTransport {
 
     /// Carries on after a pause whose upgrade did not happen.
     func resume() {
-        let (poll, post) = state.withLockedValue { $0.resume() }
+        let (poll, post) = transition { $0.resume() }
         if poll { startPolling() }
         if post { postLoop() }
     }
 
     func waitUntilClosed() async {
         await withCheckedContinuation { continuation in
-            if state.withLockedValue({ $0.waitUntilClosed(continuation) }) { continuation.resume() }
+            if transition({ $0.waitUntilClosed(continuation) }) { continuation.resume() }
         }
     }
 
     /// Stops issuing requests; calls `done` once the GET and POST in flight have completed
     /// (the upgrade's "pause polling" step).
     func pause(then done: @escaping @Sendable () -> Void) {
-        if state.withLockedValue({ $0.pause(done) }) { done() }
+        if transition({ $0.pause(done) }) { done() }
     }
 
     /// Drops the transport without a word to the server (after an upgrade replaced it).
     func discard() {
-        let (poll, waiters) = state.withLockedValue { $0.discard() }
+        let (poll, waiters) = transition { $0.discard() }
         poll?.cancel()
         resume(waiters)
     }
 
     /// Packets queued but not yet posted (handed to the new transport after an upgrade).
     func takeUnsent() -> [EnginePacket] {
-        state.withLockedValue { $0.takeUnsent() }
+        transition { $0.takeUnsent() }
     }
 
     // MARK: - Receiving
 
     private func startPolling() {
         let task = Task { [self] in await pollLoop() }
-        state.withLockedValue { $0.polling(task) }
+        transition { $0.polling(task) }
     }
 
     private func pollLoop() async {
-        while case .some(let sid) = state.withLockedValue({ $0.nextPoll() }) {
+        while case .some(let sid) = transition({ $0.nextPoll() }) {
             do {
                 let body = try await request(method: .GET, sid: sid, body: nil)
                 try Task.checkCancellation()
@@ -107,13 +112,13 @@ final class PollingTransport: EngineTransport {
                 reporter.end(error.reason)
                 break
             } catch {
-                if !state.withLockedValue({ $0.isClosing }) {
+                if !transition({ $0.isClosing }) {
                     reporter.end(.transportError("polling GET failed: \(error)"))
                 }
                 break
             }
         }
-        state.withLockedValue { $0.pollEnded() }?()
+        transition { $0.pollEnded() }?()
     }
 
     private func receive(_ body: String, handshake: Bool) throws {
@@ -129,11 +134,11 @@ final class PollingTransport: EngineTransport {
         }
         for packet in packets {
             if case .open(let json) = packet, let handshake = try? EngineHandshake(json: json) {
-                state.withLockedValue { $0.opened(sid: handshake.sid, maxPayload: handshake.maxPayload) }
+                transition { $0.opened(sid: handshake.sid, maxPayload: handshake.maxPayload) }
             }
             reporter.packet(packet)
             if case .close = packet {
-                state.withLockedValue { $0.closeReceived() }
+                transition { $0.closeReceived() }
                 return
             }
         }
@@ -151,16 +156,16 @@ final class PollingTransport: EngineTransport {
     private func postLoop() {
         Task { [self] in
             let (limit, version) = (options.maxPacketsPerRequest, options.version)
-            while let (sid, body) = state.withLockedValue({ $0.nextPost(maxPackets: limit, version: version) }) {
+            while let (sid, body) = transition({ $0.nextPost(maxPackets: limit, version: version) }) {
                 do {
                     _ = try await request(method: .POST, sid: sid, body: body)
                 } catch {
-                    state.withLockedValue { $0.postFailed() }
+                    transition { $0.postFailed() }
                     reporter.end((error as? PollingFailure)?.reason ?? .transportError("polling POST failed: \(error)"))
                     break
                 }
             }
-            switch state.withLockedValue({ $0.postsEnded() }) {
+            switch transition({ $0.postsEnded() }) {
             case .none: break
             case .paused(let waiter): waiter()
             case .finish(let waiters): resume(waiters)
