@@ -58,7 +58,7 @@ extension Engine {
                     abandonProbe(why: "the session is not on polling")
                     return
                 }
-                polling.pause { [weak self] in self?.pollingPaused() }
+                polling.pause(probe: id) { [weak self] in self?.pollingPaused() }
             }
         case .ended(let reason):
             probeFailed(id, why: "\(reason)")
@@ -76,15 +76,17 @@ extension Engine {
     /// Drops the probe and carries on polling (releasing anything held meanwhile).
     private func abandonProbe(why: String) {
         configuration.logger.debug("upgrade abandoned, staying on polling", metadata: ["engineio.why": "\(why)"])
-        let (probe, polling) = inner.withLockedValue { inner in
+        let (probe, probeID, polling) = inner.withLockedValue { inner in
             defer { inner.probe = nil; inner.probeID = -1; inner.held = [] }
             // Released in order, under the lock, before any later send.
             if !inner.held.isEmpty { inner.transport?.send(inner.held) }
-            return (inner.probe, inner.transport as? PollingTransport)
+            return (inner.probe, inner.probeID, inner.transport as? PollingTransport)
         }
         probe?.close()
-        // Polling may already have paused for the switch that is not happening.
-        polling?.resume()
+        // Polling may already have paused for the switch that is not happening — or be about
+        // to: the probe's answer and its timer race, and a pause that came after this resume
+        // would hold every later packet forever (seen as a namespace that never connected).
+        polling?.resume(probe: probeID)
     }
 
     /// Polling is idle: switch to the WebSocket, send `5`, then everything held, in order.

@@ -20,6 +20,9 @@ struct PollingStateMachine<Pause, Closed, Poll> {
         var posting = false
         /// The GET loop's task, to cancel on close.
         var poll: Poll?
+        /// The last upgrade probe given up before polling paused for it: that pause, when it
+        /// comes, must not happen (nothing would ever resume it).
+        var abandonedProbe: Int?
         var closeWaiters: [Closed] = []
     }
 
@@ -179,14 +182,30 @@ struct PollingStateMachine<Pause, Closed, Poll> {
 
     // MARK: - The upgrade
 
-    /// Pauses for an upgrade: `true` when nothing is in flight (the waiter runs now), else it
-    /// runs once the requests in flight have ended. A transport that is closing or finished
-    /// has nothing to pause: `true`.
-    mutating func pause(_ waiter: Pause) -> Bool {
-        guard case .running(let session) = state else { return true }
+    /// What a pause for an upgrade does.
+    enum PauseAction: Equatable {
+        /// Nothing in flight: paused; the waiter runs now.
+        case pausedNow
+        /// Paused; the waiter runs once the requests in flight have ended.
+        case pausing
+        /// Not paused: the upgrade was given up already (or the transport closes).
+        case ignored
+    }
+
+    /// Pauses for upgrade `probe`, unless that probe was given up before (its ``resume(probe:)``
+    /// came first: the probe's timer and its answer race).
+    mutating func pause(probe: Int, _ waiter: Pause) -> PauseAction {
+        guard case .running(let session) = state, session.abandonedProbe != probe else { return .ignored }
         let idle = !session.getting && !session.posting
         state = .paused(session, waiter: idle ? nil : waiter)
-        return idle
+        return idle ? .pausedNow : .pausing
+    }
+
+    /// Upgrade `probe` did not happen: polling and posting go on (a pause for it that has not
+    /// come yet will not happen). Whether to start the GET loop and a POST loop.
+    mutating func resume(probe: Int) -> (poll: Bool, post: Bool) {
+        if case .running = state { update { $0.abandonedProbe = probe } }
+        return resume()
     }
 
     /// The upgrade did not happen: polling and posting go on. Whether to start the GET loop

@@ -62,9 +62,10 @@ final class PollingTransport: EngineTransport {
         if let waiters = action.finish { resume(waiters) }
     }
 
-    /// Carries on after a pause whose upgrade did not happen.
-    func resume() {
-        let (poll, post) = transition { $0.resume() }
+    /// Carries on after upgrade `probe` did not happen (also when its pause has not come yet:
+    /// it will not happen then).
+    func resume(probe: Int) {
+        let (poll, post) = transition { $0.resume(probe: probe) }
         if poll { startPolling() }
         if post { postLoop() }
     }
@@ -75,10 +76,11 @@ final class PollingTransport: EngineTransport {
         }
     }
 
-    /// Stops issuing requests; calls `done` once the GET and POST in flight have completed
-    /// (the upgrade's "pause polling" step).
-    func pause(then done: @escaping @Sendable () -> Void) {
-        if transition({ $0.pause(done) }) { done() }
+    /// Stops issuing requests for upgrade `probe`; calls `done` once the GET and POST in flight
+    /// have completed (the upgrade's "pause polling" step). Nothing happens when that probe was
+    /// given up already.
+    func pause(probe: Int, then done: @escaping @Sendable () -> Void) {
+        if transition({ $0.pause(probe: probe, done) }) == .pausedNow { done() }
     }
 
     /// Drops the transport without a word to the server (after an upgrade replaced it).
