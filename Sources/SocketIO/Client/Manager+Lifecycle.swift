@@ -15,15 +15,7 @@ extension Manager {
             graceElapsed(token)
             return
         }
-        let clock = configuration.clock
-        let timer = Task { [weak self] in
-            do {
-                try await clock.sleep(for: grace)
-            } catch {
-                return
-            }
-            self?.graceElapsed(token)
-        }
+        let timer = schedule(after: grace) { $0.graceElapsed(token) }
         let previous = inner.withLockedValue { inner in
             defer { inner.suspendTimer = timer }
             return inner.suspendTimer
@@ -54,7 +46,7 @@ extension Manager {
     private func graceElapsed(_ token: Int) {
         let (action, engine, timer) = inner.withLockedValue { inner in
             guard let action = inner.machine.graceElapsed(token) else {
-                return (ManagerStateMachine.CloseAction?.none, Engine?.none, Task<Void, Never>?.none)
+                return (ManagerStateMachine.CloseAction?.none, Engine?.none, Timer?.none)
             }
             defer { inner.engine = nil; inner.reconnectTimer = nil }
             return (action, inner.engine, inner.reconnectTimer)

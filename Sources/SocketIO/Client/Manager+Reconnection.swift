@@ -39,16 +39,8 @@ extension Manager {
     }
 
     private func scheduleAttempt(_ attempt: Int, after delay: Duration) {
-        let clock = configuration.clock
-        let timer = Task { [weak self] in
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
-            }
-            self?.delayElapsed(attempt: attempt)
-        }
-        let stale = inner.withLockedValue { inner -> Task<Void, Never>? in
+        let timer = schedule(after: delay) { $0.delayElapsed(attempt: attempt) }
+        let stale = inner.withLockedValue { inner -> Timer? in
             // The app may have stopped the loop while the timer was being made.
             guard inner.machine.reconnection.state == .waiting(attempt: attempt) else { return timer }
             inner.reconnectTimer = timer

@@ -42,7 +42,7 @@ public final class Manager: Sendable {
         /// The session lifecycle and the reconnection loop.
         var machine: ManagerStateMachine
         /// The timer of the reconnection delay running now.
-        var reconnectTimer: Task<Void, Never>?
+        var reconnectTimer: Timer?
         /// Follows ``Configuration/networkMonitor`` while a connection is wanted.
         var networkWatch: NetworkObservation?
         /// Set while a network observation runs or is being started.
@@ -52,10 +52,24 @@ public final class Manager: Sendable {
         /// The local address the open session's route leaves from (see ``RouteProbe``).
         var sourceAddress: (session: Int, address: String?)?
         /// The grace period of a suspension.
-        var suspendTimer: Task<Void, Never>?
+        var suspendTimer: Timer?
     }
 
     let inner: NIOLockedValueBox<Inner>
+
+    /// A deadline on the manager's timeline (an event-loop timer on the real clock): the
+    /// reconnection delay, a suspension's grace.
+    struct Timer: Sendable {
+        let cancel: @Sendable () -> Void
+    }
+
+    /// Runs `action` after `delay` on the manager's timeline (with the manager, if it is still there).
+    func schedule(after delay: Duration, _ action: @escaping @Sendable (Manager) -> Void) -> Timer {
+        Timer(cancel: timeline.schedule(delay) { [weak self] in
+            guard let self else { return }
+            action(self)
+        })
+    }
 
     /// A manager for the server at `url` (`http`, `https`, `ws` or `wss`).
     public init(url: URL, configuration: Configuration = Configuration()) throws(SocketIOError) {
