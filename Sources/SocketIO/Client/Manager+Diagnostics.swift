@@ -21,11 +21,13 @@ extension Manager {
 extension Engine {
     /// The engine's state, transport and upgrade, one line.
     var diagnostics: String {
-        inner.withLockedValue { inner in
-            "engine \(inner.machine.state), transport \(inner.kind.map { "\($0)" } ?? "none")"
+        let (line, transport) = inner.withLockedValue { inner in
+            ("engine \(inner.machine.state), transport \(inner.kind.map { "\($0)" } ?? "none")"
+                + ", upgrade \(inner.upgrade.state)"
                 + (inner.probe != nil ? ", probing WebSocket" : "")
-                + (inner.held.isEmpty ? "" : ", \(inner.held.count) packets held for the upgrade")
+                + (inner.held.isEmpty ? "" : ", \(inner.held.count) packets held for the upgrade"), inner.transport)
         }
+        return line + ((transport as? PollingTransport).map { ", polling \($0.diagnostics)" } ?? "")
     }
 }
 

@@ -90,6 +90,23 @@ final class PollingTransport: EngineTransport {
         resume(waiters)
     }
 
+    /// The transport's state, one line (for diagnostics; never parsed).
+    var diagnostics: String {
+        transition { machine in
+            switch machine.state {
+            case .running(let session): "running " + Self.describe(session)
+            case .paused(let session, let waiter): "paused (\(waiter == nil ? "idle" : "draining")) " + Self.describe(session)
+            case .closing(let session): "closing " + Self.describe(session)
+            case .finished: "finished"
+            }
+        }
+    }
+
+    private static func describe(_ session: Machine.Session) -> String {
+        "(sid \(session.sid ?? "none"), GET \(session.getting ? "in flight" : "idle"), POST \(session.posting ? "in flight" : "idle")"
+            + ", \(session.outbox.isEmpty ? "nothing" : "packets") queued)"
+    }
+
     /// Packets queued but not yet posted (handed to the new transport after an upgrade).
     func takeUnsent() -> [EnginePacket] {
         transition { $0.takeUnsent() }
