@@ -51,6 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
             // What was waiting on what, for whoever reads the failure (a step that ran out).
             if error is DemoFailure {
                 for line in SoakReport.waitingOn() { FileHandle.standardError.write(Data("    \(line)\n".utf8)) }
+                if verbose {
+                    for line in DemoTrace.recent { FileHandle.standardError.write(Data("    trace: \(line)\n".utf8)) }
+                }
             }
             await host.stop()
             throw ExitCode(1)

@@ -15,7 +15,7 @@ struct PlatformScene: Sendable {
         story.chapter("Platform layer: leases, an outage, the keeper")
         let first = try await Self.startServer(port: 0)
         let port = first.port
-        let manager = ConnectionManager(factory: .socketIO, scanInterval: .milliseconds(250))
+        let manager = ConnectionManager(factory: .socketIO(logger: DemoTrace.logger("sio.demo.platform")), scanInterval: .milliseconds(250))
         let configuration = ConnectionConfiguration(url: first.url)
 
         let (orders, chat) = try await within("two leases") {
