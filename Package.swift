@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Network.framework under the WebSocket client on Apple platforms (already in the graph
+        // through AsyncHTTPClient, whose polling requests use it there); empty on Linux.
+        .package(url: "https://github.com/apple/swift-nio-transport-services.git", from: "1.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // Already in the graph through Hummingbird; the server's WebSocket upgrade uses them.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -70,6 +73,7 @@ let package = Package(
             name: "WebSocketClient",
             dependencies: [
                 "SwitchboardCore",
+                .product(name: "NIOTransportServices", package: "swift-nio-transport-services"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

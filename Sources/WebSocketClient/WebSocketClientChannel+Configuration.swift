@@ -20,11 +20,22 @@ extension WebSocketClientChannel {
         /// How long the whole opening (TCP, TLS and the upgrade) may take; `nil` for no bound
         /// beyond ``connectTimeout``.
         package var openTimeout: TimeAmount?
-        /// The event loops to run on (NIO's shared group by default).
+        /// The event loops to run on: Network.framework's on Apple platforms, NIO's sockets group
+        /// elsewhere (``TransportStack/defaultGroup``).
         package var group: any EventLoopGroup
         /// How long a fence (``WebSocketClientChannel/sendAfterPeerRead(_:)``) waits for the
         /// peer's pong before writing what it holds anyway (a peer that never answers pings).
         package var fenceTimeout: TimeAmount = .seconds(2)
+        /// Keep-alive and, on Apple platforms, the paths a connection may use.
+        package var network = NetworkSettings()
+        /// The TLS of a sockets bootstrap (NIOSSL); tests put a provider of their own.
+        package var socketsTLS: TransportStack.SocketsTLS = TransportStack.nioSSL
+        /// The bootstrap and TLS of a connection (see ``TransportStack``).
+        package var stack: TransportStack {
+            var stack = TransportStack(connectTimeout: connectTimeout, settings: network)
+            stack.socketsTLS = socketsTLS
+            return stack
+        }
         /// The process's file descriptors (a connection is refused when it would eat into the
         /// reserve); the process-wide budget unless a test gives its own.
         package var descriptors: DescriptorBudget = .shared
@@ -47,7 +58,7 @@ extension WebSocketClientChannel {
             self.trustRoots = trustRoots
             self.connectTimeout = connectTimeout
             self.openTimeout = openTimeout
-            self.group = group ?? MultiThreadedEventLoopGroup.singleton
+            self.group = group ?? TransportStack.defaultGroup
         }
     }
 

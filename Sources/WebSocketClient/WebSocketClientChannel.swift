@@ -56,9 +56,11 @@ package final class WebSocketClientChannel: Sendable {
     package func connect() {
         let configuration = self.configuration
         let reporter = self.reporter
-        let tls: NIOSSLContext?
+        let eventLoop = configuration.group.next()
+        // The platform's bootstrap and TLS (TransportStack); everything above it is the same.
+        let bootstrap: NIOClientTCPBootstrap
         do {
-            tls = configuration.address.secure ? try NIOSSLContext(configuration: configuration.trustRoots.tlsConfiguration()) : nil
+            bootstrap = try configuration.stack.bootstrap(for: configuration.address, trustRoots: configuration.trustRoots, on: eventLoop)
         } catch {
             reporter.end(.failed(.tlsSetup("\(error)")))
             return
@@ -69,7 +71,6 @@ package final class WebSocketClientChannel: Sendable {
             reporter.end(.failed(.outOfDescriptors(open: open, limit: limit)))
             return
         }
-        let eventLoop = configuration.group.next()
         if let openTimeout = configuration.openTimeout {
             let scheduled = eventLoop.scheduleTask(in: openTimeout) { [self] in
                 reporter.end(.failed(.openTimedOut))
@@ -77,16 +78,15 @@ package final class WebSocketClientChannel: Sendable {
             }
             state.withLockedValue { $0.openTimeout = scheduled }
         }
-        // TCP_NODELAY is on by default (ClientBootstrap sets it at the TCP level; a
-        // `socketOption(.tcp_nodelay)` here set SO_DEBUG instead — same number, socket level).
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(configuration.connectTimeout)
+        // TCP_NODELAY is on by default on both stacks (a `socketOption(.tcp_nodelay)` here set
+        // SO_DEBUG instead — the same number at the socket level).
+        bootstrap
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try self.configurePipeline(of: channel, tls: tls)
+                    try self.configurePipeline(of: channel)
                 }
             }
-        bootstrap.connect(host: configuration.address.host, port: configuration.address.port).whenComplete { [self] result in
+            .connect(host: configuration.address.host, port: configuration.address.port).whenComplete { [self] result in
             switch result {
             case .success(let connected):
                 connected.closeFuture.whenComplete { [self] _ in
@@ -107,12 +107,9 @@ package final class WebSocketClientChannel: Sendable {
         }
     }
 
-    private func configurePipeline(of channel: any Channel, tls: NIOSSLContext?) throws {
+    /// The HTTP upgrade and the WebSocket handlers, after whatever TLS the stack put in front.
+    private func configurePipeline(of channel: any Channel) throws {
         let configuration = self.configuration
-        if let tls {
-            try channel.pipeline.syncOperations.addHandler(
-                try NIOSSLClientHandler(context: tls, serverHostname: configuration.address.serverHostname))
-        }
         let reporter = self.reporter
         let maxMessageSize = configuration.maxMessageSize
         let upgrader = NIOTypedWebSocketClientUpgrader<Void>(

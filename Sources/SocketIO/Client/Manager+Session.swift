@@ -45,7 +45,8 @@ extension Manager {
             httpClient: httpClient,
             clock: configuration.clock,
             logger: logger,
-            eventLoop: eventLoop
+            eventLoop: eventLoop,
+            network: configuration.network
         )
         let engine = Engine(configuration: config) { [weak self] event in
             self?.handle(event, session: session)

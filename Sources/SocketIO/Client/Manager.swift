@@ -3,7 +3,7 @@ public import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
+import WebSocketClient
 import SocketIOProtocol
 
 /// One connection to a Socket.IO server, shared by the sockets of its namespaces.
@@ -77,7 +77,8 @@ public final class Manager: Sendable {
         self.configuration = configuration
         self.endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
         self.executor = configuration.handlerExecutor ?? .serial()
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        // The platform's loops: Network.framework's on Apple platforms (as the polling requests'), sockets elsewhere.
+        let eventLoop = TransportStack.defaultGroup.next()
         self.eventLoop = eventLoop
         self.loopExecutor = EventLoopTaskExecutor(eventLoop)
         // Deadlines (ack timeouts, one per emitWithAck) as the event loop's timers, not a task

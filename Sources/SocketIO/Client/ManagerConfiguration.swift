@@ -23,6 +23,10 @@ extension Manager {
         public var rememberUpgrade = false
         /// Which certificates `https`/`wss` trust: the system's, or your own (self-signed test servers).
         public var trustRoots: TrustRoots = .system
+        /// TCP keep-alive, and on Apple platforms the paths the WebSocket may use (no expensive or
+        /// constrained path, Multipath TCP). Polling requests go through AsyncHTTPClient, which
+        /// honours ``connectTimeout`` and not these.
+        public var network = NetworkSettings()
         /// An HTTP proxy for polling requests. WebSocket does not go through it, so a manager with
         /// a proxy stays on polling.
         public var proxy: HTTPProxy?

@@ -21,7 +21,8 @@ extension Engine {
         let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: handshake.sid)
         let probe = WebSocketTransport(
             endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
-            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, eventLoop: config.eventLoop
+            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
+            eventLoop: config.eventLoop
         ) { [weak self] event in
             // Routed by role: a probe until the switch, the session's transport after it.
             self?.handle(event, from: id)
@@ -35,6 +36,7 @@ extension Engine {
             probe.close()
             return
         }
+        probe.start()
         probe.send([.ping("probe")])
         let clock = config.clock
         let timeout = config.probeTimeout
@@ -77,9 +79,13 @@ extension Engine {
     private func abandonProbe(why: String) {
         configuration.logger.debug("upgrade abandoned, staying on polling", metadata: ["engineio.why": "\(why)"])
         let (probe, probeID, polling) = inner.withLockedValue { inner in
-            defer { inner.probe = nil; inner.probeID = -1; inner.held = [] }
-            // Released in order, under the lock, before any later send.
-            if !inner.held.isEmpty { inner.transport?.send(inner.held) }
+            defer { inner.probe = nil; inner.probeID = -1 }
+            // Released in order, under the lock, before any later send (kept if there is no
+            // transport to take them: never dropped here).
+            if !inner.held.isEmpty, let transport = inner.transport {
+                transport.send(inner.held)
+                inner.held = []
+            }
             return (inner.probe, inner.probeID, inner.transport as? PollingTransport)
         }
         probe?.close()

@@ -41,6 +41,8 @@ final class Engine: Sendable {
         var logger: Logger
         /// The event loop the WebSocket transports run on (the manager's).
         var eventLoop: (any EventLoop)? = nil
+        /// Keep-alive and, on Apple platforms, the paths the WebSocket may use.
+        var network = NetworkSettings()
     }
 
     struct Inner: Sendable {
@@ -121,7 +123,7 @@ final class Engine: Sendable {
             let closedMeanwhile = inner.withLockedValue { inner -> Bool in
                 if inner.machine.state == .closed || inner.transportID != id { return true }
                 inner.transport = made
-                // Anything sent between the transport's first packet and now was held.
+                // Anything sent before the transport was installed was held.
                 if !inner.held.isEmpty {
                     made.send(inner.held)
                     inner.held = []
@@ -130,7 +132,13 @@ final class Engine: Sendable {
             }
             if closedMeanwhile {
                 made.close()
+                return
             }
+            // Started only now that it is installed: its handshake (and the session's `open`)
+            // cannot be reported before the engine knows its transport. (Started in its
+            // initialiser, a fast handshake raced the installation: a CONNECT sent meanwhile was
+            // held, the upgrade found no polling transport and dropped what was held.)
+            made.start()
         }
     }
 
@@ -209,8 +217,8 @@ final class Engine: Sendable {
             let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
             return WebSocketTransport(
                 endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
-                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, eventLoop: config.eventLoop,
-                handler: handler)
+                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
+                eventLoop: config.eventLoop, handler: handler)
         case .polling:
             let client = try config.httpClient ?? HTTPClients.client(trustRoots: config.trustRoots, proxy: nil)
             let options = PollingTransport.Options(

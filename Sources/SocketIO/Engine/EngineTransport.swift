@@ -10,12 +10,15 @@ enum TransportEvent: Sendable {
 
 /// A way to carry Engine.IO packets: WebSocket now, HTTP long-polling next to it.
 ///
-/// A transport starts connecting when it is made and reports through the handler it was given.
+/// A transport starts connecting on ``start()`` — after the engine installed it, so nothing it
+/// reports can arrive before the engine knows it — and reports through the handler it was given.
 /// `send` keeps order across calls; `close` ends it without a further `ended` event being needed
 /// by the engine (which already knows).
 protocol EngineTransport: AnyObject, Sendable {
     /// The transport's name as the `transport` query parameter spells it.
     var name: String { get }
+    /// Starts connecting (call once, after the engine installed the transport).
+    func start()
     /// Writes packets in order.
     func send(_ packets: [EnginePacket])
     /// Writes packets in order once the peer has read everything written before them (a

@@ -37,7 +37,6 @@ final class PollingTransport: EngineTransport {
         self.options = options
         self.reporter = TransportReporter(handler)
         self.state = NIOLockedValueBox(Machine(sid: options.sid))
-        startPolling()
     }
 
     /// One input to the machine, under the lock; what it returns is done after.
@@ -46,6 +45,10 @@ final class PollingTransport: EngineTransport {
     }
 
     // MARK: - EngineTransport
+
+    func start() {
+        startPolling()
+    }
 
     func send(_ packets: [EnginePacket]) {
         if transition({ $0.send(packets, fenced: false) }) { postLoop() }

@@ -22,15 +22,17 @@ final class WebSocketTransport: EngineTransport {
         version: EngineIOVersion,
         maxMessageSize: Int,
         trustRoots: TrustRoots = .system,
+        network: NetworkSettings = NetworkSettings(),
         eventLoop: (any EventLoop)? = nil,
         handler: @escaping @Sendable (TransportEvent) -> Void
     ) {
         self.version = version
         let reporter = TransportReporter(handler)
-        let configuration = WebSocketClientChannel.Configuration(
+        var configuration = WebSocketClientChannel.Configuration(
             address: endpoint.address, target: uri, headers: headers,
             maxMessageSize: maxMessageSize, trustRoots: trustRoots, group: eventLoop
         )
+        configuration.network = network
         let made = WebSocketClientChannel(configuration: configuration) { [weak self, version] event in
             switch event {
             case .opened:
@@ -52,7 +54,10 @@ final class WebSocketTransport: EngineTransport {
             }
         }
         channel.withLockedValue { $0 = made }
-        made.connect()
+    }
+
+    func start() {
+        current?.connect()
     }
 
     private var current: WebSocketClientChannel? { channel.withLockedValue { $0 } }

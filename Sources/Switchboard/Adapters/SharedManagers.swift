@@ -17,6 +17,7 @@ final class SharedManagers: Sendable {
         var transport: ConnectionTransport
         var headers: [ConnectionHeader]
         var connectTimeout: Duration
+        var network: NetworkSettings
 
         init(_ configuration: ConnectionConfiguration) {
             scheme = configuration.url.scheme?.lowercased()
@@ -26,6 +27,7 @@ final class SharedManagers: Sendable {
             transport = configuration.transport
             headers = configuration.headers
             connectTimeout = configuration.connectTimeout
+            network = configuration.network
         }
     }
 

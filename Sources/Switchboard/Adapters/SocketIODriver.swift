@@ -96,6 +96,7 @@ public final class SocketIODriver: ConnectionDriver {
             options.upgrade = false
         }
         options.connectTimeout = configuration.connectTimeout
+        options.network = configuration.network
         options.defaultAckTimeout = configuration.requestTimeout
         options.reconnection = false
         options.logger = logger

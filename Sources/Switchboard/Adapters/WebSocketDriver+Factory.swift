@@ -30,6 +30,7 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
             options.headers = configuration.headers.map { ($0.name, $0.value) }
             options.connectTimeout = configuration.connectTimeout
             options.requestTimeout = configuration.requestTimeout
+            options.network = configuration.network
             options.clock = clock
             options.logger = logger
             return WebSocketDriver(url: configuration.url, options: options)

@@ -17,6 +17,8 @@ extension WebSocketDriver {
         public var headers: [(name: String, value: String)] = []
         /// Which certificates `wss` trusts: the system's, or your own (self-signed test servers).
         public var trustRoots: TrustRoots = .system
+        /// TCP keep-alive, and on Apple platforms the paths the connection may use.
+        public var network = NetworkSettings()
         /// How long opening (TCP, TLS and the WebSocket upgrade) may take; a network timer on
         /// the connection's event loop, not ``clock``.
         public var connectTimeout: Duration = .seconds(20)

@@ -221,11 +221,13 @@ public final class WebSocketDriver: ConnectionDriver {
         let timeout = TimeAmount(options.connectTimeout)
         // The whole opening is bounded by `openTimeout`; the TCP connect gets a second more so
         // that a slow connect always ends as `openTimedOut`, never as a race between the two.
-        return WebSocketClientChannel.Configuration(
+        var configuration = WebSocketClientChannel.Configuration(
             address: address, target: target,
             headers: options.headers.map { ($0.name, $0.value) }, maxMessageSize: options.maxMessageSize,
             trustRoots: options.trustRoots, connectTimeout: timeout + .seconds(1), openTimeout: timeout
         )
+        configuration.network = options.network
+        return configuration
     }
 }
 

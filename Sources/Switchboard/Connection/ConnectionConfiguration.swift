@@ -28,6 +28,9 @@ public struct ConnectionConfiguration: Hashable, Sendable {
     public var transport: ConnectionTransport = .pollingThenWebSocket
     /// How long one attempt to open the connection may take.
     public var connectTimeout: Duration = .seconds(20)
+    /// TCP keep-alive, and on Apple platforms the paths the connection may use (no expensive or
+    /// constrained path, Multipath TCP): what a mobile app sets for a long-lived connection.
+    public var network = NetworkSettings()
     /// The timeout of ``Connection/request(_:_:)`` when the caller gives none.
     public var requestTimeout: Duration = .seconds(20)
     /// How many commands the offline queue holds; past it `send` and `request` throw
