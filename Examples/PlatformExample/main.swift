@@ -62,3 +62,11 @@ for await echo in channelEchoes.prefix(1) { print("channel echo:", echo) }
 channel.release()
 await failover.shutdown()
 // end snippet
+
+// snippet: live-status
+let live = try await ConnectionBuilder().url(url).connect()
+let status = LiveStatus(following: live)                           // @Observable, on the main actor
+print("live status:", status.state, status.lastError ?? "no error") // what a SwiftUI view reads
+try await live.disconnect()
+try await live.release()                                           // the model stops following
+// end snippet

@@ -6,9 +6,34 @@ package import NIOConcurrencyHelpers
 /// order).
 ///
 /// Finishing a continuation runs its `onTermination`, which takes the owner's lock again:
-/// ``takeAll()`` hands them out so the owner finishes them after unlocking.
+/// ``takeAll()`` hands them out so the owner finishes them after unlocking. An owner dropped
+/// without closing its set still ends its streams: the last reference to an ``Observer`` finishes
+/// it (a dropped `AsyncStream.Continuation` alone would leave its consumer waiting forever).
 package struct ObserverSet<Element: Sendable>: Sendable {
-    private var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
+    /// One stream's continuation, finished when it is finished explicitly or forgotten.
+    package final class Observer: Sendable {
+        let continuation: AsyncStream<Element>.Continuation
+
+        init(_ continuation: AsyncStream<Element>.Continuation) {
+            self.continuation = continuation
+        }
+
+        deinit {
+            continuation.finish()
+        }
+
+        /// Gives `element` to this stream alone.
+        package func yield(_ element: Element) {
+            continuation.yield(element)
+        }
+
+        /// Ends the stream (its consumer's loop finishes after what was yielded before).
+        package func finish() {
+            continuation.finish()
+        }
+    }
+
+    private var continuations: [UInt64: Observer] = [:]
     private var nextID: UInt64 = 0
     /// Set by ``takeAll()``: the owner is gone, later streams end at once.
     package private(set) var isClosed = false
@@ -26,7 +51,7 @@ package struct ObserverSet<Element: Sendable>: Sendable {
     package mutating func add(_ continuation: AsyncStream<Element>.Continuation) -> UInt64? {
         guard !isClosed else { return nil }
         nextID += 1
-        continuations[nextID] = continuation
+        continuations[nextID] = Observer(continuation)
         return nextID
     }
 
@@ -37,11 +62,11 @@ package struct ObserverSet<Element: Sendable>: Sendable {
 
     /// Gives `element` to every stream.
     package func yield(_ element: Element) {
-        for continuation in continuations.values { continuation.yield(element) }
+        for observer in continuations.values { observer.continuation.yield(element) }
     }
 
-    /// Closes the set and hands out every continuation, to be finished outside the lock.
-    package mutating func takeAll() -> [AsyncStream<Element>.Continuation] {
+    /// Closes the set and hands out every stream, to be finished outside the lock.
+    package mutating func takeAll() -> [Observer] {
         isClosed = true
         defer { continuations = [:] }
         return Array(continuations.values)
@@ -94,8 +119,8 @@ package struct KeyedObserverSets<Key: Hashable & Sendable, Element: Sendable>: S
         set { sets[key] = newValue.isEmpty ? nil : newValue }
     }
 
-    /// Closes every set and hands out every continuation, to be finished outside the lock.
-    package mutating func takeAll() -> [AsyncStream<Element>.Continuation] {
+    /// Closes every set and hands out every stream, to be finished outside the lock.
+    package mutating func takeAll() -> [ObserverSet<Element>.Observer] {
         isClosed = true
         defer { sets = [:] }
         return sets.values.flatMap { set in

@@ -161,6 +161,26 @@ public final class SocketIODriver: ConnectionDriver {
     /// `false` when the server started a new session (or does not enable recovery).
     public var recovered: Bool? { socket.recovered }
 
+    /// The Engine.IO transport carrying the socket now (`"polling"`, `"websocket"`).
+    public var transportName: String? { socket.io.transport?.rawValue }
+
+    /// The manager's session opening, upgrading to WebSocket and closing, until it is closed.
+    public func transportChanges() -> AsyncStream<Void> {
+        let events = manager.events
+        let (changes, continuation) = AsyncStream<Void>.makeStream()
+        let relay = Task {
+            for await event in events {
+                switch event {
+                case .open, .upgrade, .close: continuation.yield()
+                case .ping, .error, .reconnectAttempt, .reconnectError, .reconnect, .reconnectFailed: break
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return changes
+    }
+
     /// Writes the event now or throws ``DriverError/notConnected``: never into the client's
     /// offline buffer, so the connection's queue is the only one (and its count is true).
     public func send(_ event: String, _ payload: JSONValue) async throws {

@@ -79,6 +79,14 @@ public final class WebSocketDriver: ConnectionDriver {
         inner.withLockedValue { $0.channel }?.close()
     }
 
+    /// `"websocket"` while the connection is open, else `nil`.
+    public var transportName: String? {
+        inner.withLockedValue { inner in
+            guard case .open = inner.machine.state else { return nil }
+            return "websocket"
+        }
+    }
+
     /// Opens the WebSocket and returns once it carries messages.
     ///
     /// - Parameter onEvent: hears every event the server sends and, once, the close when the

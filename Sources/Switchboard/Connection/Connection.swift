@@ -50,6 +50,38 @@ public protocol Connection: AnyObject, Sendable {
     /// The server's requests for `event`: events that ask for an answer, which feature code gives
     /// with ``IncomingRequest/reply(_:)``.
     func requests(named event: String) -> AsyncStream<IncomingRequest>
+    /// Why the connection last failed to open or was lost, in words for a status display; `nil`
+    /// before any failure and again after a successful connect. Read it when
+    /// ``stateChanges()`` yields `disconnected`. The default is `nil`.
+    var lastError: String? { get }
+    /// The transport carrying the connection now (`"websocket"`, `"polling"`, `"Socket.IO"` for a failover channel, …),
+    /// for a status display; `nil` while not connected or when the connection does not say.
+    /// The default is `nil`.
+    var transport: String? { get }
+    /// ``transport`` now, then again after each state change and each change of transport
+    /// (a Socket.IO upgrade, a failover switch), until the connection is released. The default
+    /// follows ``stateChanges()``.
+    func transportChanges() -> AsyncStream<String?>
+}
+
+extension Connection {
+    /// Unknown by default: the connection does not say.
+    public var lastError: String? { nil }
+
+    /// Unknown by default: the connection does not say.
+    public var transport: String? { nil }
+
+    /// ``transport`` after each state change, until the connection is released.
+    public func transportChanges() -> AsyncStream<String?> {
+        let states = stateChanges()
+        let (changes, continuation) = AsyncStream<String?>.makeStream()
+        let relay = Task { [weak self] in
+            for await _ in states { continuation.yield(self?.transport) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return changes
+    }
 }
 
 /// Identifies one ``Connection`` instance.

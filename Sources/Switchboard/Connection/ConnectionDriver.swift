@@ -29,11 +29,26 @@ public protocol ConnectionDriver: Sendable {
     /// transport was down; `false` when it started a new one; `nil` when the transport has no
     /// session recovery. The default is `nil`.
     var recovered: Bool? { get }
+    /// The transport carrying messages now, for a status display (`"websocket"`, `"polling"`,
+    /// `"Socket.IO"` for a failover channel, …); `nil` while closed or when the driver does not say. The default is `nil`.
+    var transportName: String? { get }
+    /// One element for each change of ``transportName`` while open that no state change shows
+    /// (a Socket.IO upgrade from polling, a failover switch); the sequence may end when the
+    /// transport closes. The default ends at once.
+    func transportChanges() -> AsyncStream<Void>
 }
 
 extension ConnectionDriver {
     /// Unknown by default: the driver does not say.
     public var recovered: Bool? { nil }
+
+    /// Unknown by default: the driver does not say.
+    public var transportName: String? { nil }
+
+    /// None by default: the transport changes only with the connection's state.
+    public func transportChanges() -> AsyncStream<Void> {
+        AsyncStream { $0.finish() }
+    }
 
     /// By default the same as ``close()``.
     public func suspend() async {

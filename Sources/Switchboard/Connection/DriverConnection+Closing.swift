@@ -103,10 +103,10 @@ extension DriverConnection {
     private struct Releasing {
         var queued: [QueuedCommand]
         var requests: [UInt64: PendingRequest]
-        var streams: [AsyncStream<JSONValue>.Continuation]
-        var requestStreams: [AsyncStream<IncomingRequest>.Continuation]
-        var observers: [AsyncStream<ConnectionState>.Continuation]
-        var queueObservers: [AsyncStream<Int>.Continuation]
+        var streams: [ObserverSet<JSONValue>.Observer]
+        var requestStreams: [ObserverSet<IncomingRequest>.Observer]
+        var observers: [ObserverSet<ConnectionState>.Observer]
+        var queueObservers: [ObserverSet<Int>.Observer]
         var close: Task<Void, Never>?
     }
 }

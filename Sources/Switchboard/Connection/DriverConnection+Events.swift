@@ -49,7 +49,9 @@ extension DriverConnection {
             let lost = transition { inner -> [UInt64: PendingRequest]? in
                 switch inner.machine.transportClosed(attempt) {
                 case .stale: return nil
-                case .moved: return inner.takeInFlightRequests()
+                case .moved:
+                    inner.lastError = reason
+                    return inner.takeInFlightRequests()
                 }
             }
             guard let lost else { return }

@@ -40,6 +40,8 @@ extension DriverConnection {
         var openTask: (attempt: ConnectionStateMachine.Attempt, task: Task<Void, Never>)?
         /// What the driver said of session recovery when the last open succeeded.
         var recovered: Bool?
+        /// Why the last open failed or the transport was lost; cleared by a successful open.
+        var lastError: String?
         private var nextID: UInt64 = 0
 
         init(queue: CommandQueue<QueuedCommand>) {

@@ -91,6 +91,42 @@ public final class DriverConnection: Connection {
         inner.withLockedValue { $0.recovered }
     }
 
+    /// Why the connection last failed to open or was lost (see ``Connection/lastError``).
+    public var lastError: String? {
+        inner.withLockedValue { $0.lastError }
+    }
+
+    /// The driver's transport while connected (see ``Connection/transport``).
+    public var transport: String? {
+        guard state == .connected else { return nil }
+        return driver.transportName
+    }
+
+    /// ``transport`` now, then after each state change and each change the driver reports
+    /// (``ConnectionDriver/transportChanges()``: an upgrade, a failover switch), until released.
+    public func transportChanges() -> AsyncStream<String?> {
+        let states = stateChanges()
+        let driver = self.driver
+        let (changes, continuation) = AsyncStream<String?>.makeStream()
+        let relay = Task { [weak self] in
+            var driverWatch: Task<Void, Never>?
+            for await state in states {
+                continuation.yield(self?.transport)
+                driverWatch?.cancel()
+                driverWatch = nil
+                guard state == .connected else { continue }
+                let driverChanges = driver.transportChanges()
+                driverWatch = Task { [weak self] in
+                    for await _ in driverChanges { continuation.yield(self?.transport) }
+                }
+            }
+            driverWatch?.cancel()
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return changes
+    }
+
     /// How many commands wait in the offline queue.
     public var queuedCommandCount: Int {
         inner.withLockedValue { $0.queue.count }
@@ -194,8 +230,15 @@ public final class DriverConnection: Connection {
             case .stale:
                 return ([], false)
             case .moved:
-                // Set before observers hear `connected` (they are told inside this transition).
-                if error == nil { inner.recovered = recovered }
+                // Set before observers hear the new state (they are told inside this transition).
+                if let error {
+                    // Given up by the app (disconnect while connecting): no failure to show.
+                    let failure = Self.connectError(error)
+                    if failure != .cancelled { inner.lastError = "\(failure)" }
+                } else {
+                    inner.recovered = recovered
+                    inner.lastError = nil
+                }
                 return (inner.takeConnectWaiters(for: attempt), error == nil && inner.claimFlush())
             }
         }

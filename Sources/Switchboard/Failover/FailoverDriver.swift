@@ -116,6 +116,23 @@ public final class FailoverDriver: ConnectionDriver {
     /// The transport carrying the channel now, if one does.
     public var transport: FailoverTransport? { state.withLockedValue { $0.link == nil ? nil : $0.transport } }
 
+    /// The transport carrying the channel now, by name (`"WebSocket"`, `"Socket.IO"`).
+    public var transportName: String? { transport.map { "\($0)" } }
+
+    /// Every switch of transport (``FailoverEvent/transportChanged(from:to:reason:)``).
+    public func transportChanges() -> AsyncStream<Void> {
+        let events = events()
+        let (changes, continuation) = AsyncStream<Void>.makeStream()
+        let relay = Task {
+            for await event in events {
+                if case .transportChanged = event { continuation.yield() }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return changes
+    }
+
     /// Transport changes and give-ups from now on.
     public func events() -> AsyncStream<FailoverEvent> {
         observerStream(of: self, \.state, \.observers)

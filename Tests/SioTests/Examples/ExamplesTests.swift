@@ -37,6 +37,7 @@ import Darwin
             "statistics: MessageCenterStatistics(dispatched: 6, duplicates: 1, rejected: 1)",
             #"channel reply: ["hi"]"#,
             #"channel echo: "hi""#,
+            "live status: connected no error",
         ]),
         ("PlatformLayerExample", [
             #"update: "Order placed""#,

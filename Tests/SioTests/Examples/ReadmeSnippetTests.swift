@@ -20,9 +20,20 @@ import Testing
     }
 
     /// A document's swift blocks but the README's installation manifest (which
-    /// `scripts/check-install` builds).
+    /// `scripts/check-install` builds) and the blocks marked as not compiled here (the SwiftUI
+    /// view, Apple platforms only).
     static func blocks(of text: String) -> [String] {
-        Snippets.swiftBlocks(inMarkdown: text).filter { !$0.hasPrefix("// swift-tools-version") }
+        Snippets.swiftBlocks(inMarkdown: text).filter {
+            !$0.hasPrefix("// swift-tools-version") && !$0.hasPrefix(Snippets.notCompiledHere)
+        }
+    }
+
+    @Test func onlyTheSwiftUIViewIsNotCompiled() throws {
+        let marked = try Self.documents().flatMap { document in
+            Snippets.swiftBlocks(inMarkdown: document.text).filter { $0.hasPrefix(Snippets.notCompiledHere) }.map { (document.path, $0) }
+        }
+        #expect(marked.count == 1, "\(marked.map(\.0))")
+        #expect(marked.allSatisfy { $0.1.contains("import SwiftUI") })
     }
 
     @Test func everySwiftBlockOfTheDocumentationIsAnExampleRegion() throws {

@@ -14,6 +14,8 @@ enum Snippets {
     }
 
     static let exampleOnly = "// example-only"
+    /// The first line of a documentation block that is not compiled on this machine (SwiftUI).
+    static let notCompiledHere = "// Apple platforms only: not compiled here"
 
     /// The ```` ```swift ```` blocks of a Markdown file, in order.
     static func swiftBlocks(inMarkdown text: String) -> [String] {

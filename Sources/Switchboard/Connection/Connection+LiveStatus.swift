@@ -1,0 +1,47 @@
+import SwitchboardCore
+
+extension LiveStatus where State == ConnectionState {
+    /// A model following `connection` for SwiftUI: its state, whether the last connect recovered
+    /// the session, the last error, reconnection attempts since it was last connected, and the
+    /// transport in use. It holds the connection weakly and stops following when it is released.
+    ///
+    /// ```swift
+    /// let status = LiveStatus(following: connection)   // on the main actor
+    /// ```
+    public convenience init(following connection: any Connection) {
+        let (updates, continuation) = AsyncStream<Update>.makeStream()
+        let states = connection.stateChanges()
+        let transports = connection.transportChanges()
+        let follower = Task { [weak connection] in
+            let transportRelay = Task {
+                for await transport in transports { continuation.yield(.transport(transport)) }
+            }
+            var attempts = 0
+            for await state in states {
+                // What the connection says about the state is read before the state is shown.
+                switch state {
+                case .connected:
+                    attempts = 0
+                    continuation.yield(.recovered(connection?.recovered))
+                    continuation.yield(.error(nil))
+                    continuation.yield(.attempt(0))
+                case .reconnecting:
+                    attempts += 1
+                    continuation.yield(.attempt(attempts))
+                case .disconnected:
+                    continuation.yield(.error(connection?.lastError))
+                case .created, .released:
+                    break
+                }
+                continuation.yield(.state(state))
+            }
+            transportRelay.cancel()
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in follower.cancel() }
+        self.init(
+            state: connection.state, recovered: connection.recovered, lastError: connection.lastError,
+            transport: connection.transport, updates: updates
+        )
+    }
+}
