@@ -25,6 +25,8 @@ public final class Manager: Sendable {
     public let configuration: Configuration
     let endpoint: EngineEndpoint
     let executor: HandlerExecutor
+    /// The executor, fed one burst of events at a time.
+    let handlers: HandlerBursts
     /// The event loop every WebSocket of this manager runs on.
     let eventLoop: any EventLoop
     private let loopExecutor: EventLoopTaskExecutor
@@ -81,6 +83,7 @@ public final class Manager: Sendable {
         let eventLoop = TransportStack.defaultGroup.next()
         self.eventLoop = eventLoop
         self.loopExecutor = EventLoopTaskExecutor(eventLoop)
+        self.handlers = HandlerBursts(executor: executor, eventLoop: eventLoop)
         // Deadlines (ack timeouts, one per emitWithAck) as the event loop's timers, not a task
         // sleeping per ack: no thread woken to start and to cancel each one.
         self.timeline = Timeline(configuration.clock, scheduler: Timeline.eventLoopScheduler(eventLoop))
@@ -183,7 +186,7 @@ public final class Manager: Sendable {
 
     /// Runs `work` on the handler executor after everything already queued there.
     public func runOnHandlerExecutor(_ work: @escaping @Sendable () -> Void) {
-        executor.run(work)
+        handlers.run(work)
     }
 
     // MARK: - For sockets

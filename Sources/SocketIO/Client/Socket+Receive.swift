@@ -55,7 +55,7 @@ extension Socket {
     func dispatch(_ event: SocketEvent, includeAny: Bool) {
         let handlers = inner.withLockedValue { $0.listeners.take(for: event.name, includeAny: includeAny) }
         guard !handlers.isEmpty else { return }
-        manager.executor.run {
+        manager.handlers.run {
             for handler in handlers { handler(event) }
         }
     }
@@ -66,7 +66,7 @@ extension Socket {
         let events = packets.compactMap { packet in
             packet.eventName.map { SocketEvent(name: $0, items: packet.arguments) }
         }
-        manager.executor.run {
+        manager.handlers.run {
             for event in events {
                 for handler in handlers { handler(event) }
             }
