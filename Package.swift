@@ -250,6 +250,18 @@ let package = Package(
             path: "Examples/ServerExample",
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "MountedExample",
+            dependencies: [
+                "SocketIOServer",
+                "SocketIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/MountedExample",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "SwitchboardTestSupport",
             dependencies: [
@@ -281,6 +293,9 @@ let package = Package(
             name: "SocketIOServerTests",
             dependencies: [
                 "SocketIOServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 "SwitchboardCore",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",

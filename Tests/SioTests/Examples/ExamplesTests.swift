@@ -51,6 +51,10 @@ import Darwin
             "listening on http://127.0.0.1:3001",
             #"echo acked: ["hi server"]"#,
         ]),
+        ("MountedExample", [
+            #"echo acked: ["mounted"]"#,
+            "the application stopped",
+        ]),
     ]
 
     @Test func theExamplesRunAgainstSioServeAndPrintWhatTheySay() async throws {

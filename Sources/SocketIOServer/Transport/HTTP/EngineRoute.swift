@@ -44,6 +44,12 @@ public import SocketIOProtocol
     /// The CORS headers every answer but a 404 carries.
     let cors: CORSDecision
 
+    /// The Engine.IO path among `mounts` (each ending in `/`) that `path` names, with or without
+    /// its trailing slash.
+    static func mount(for path: String, among mounts: [String]) -> String? {
+        mounts.first { path == $0 || path == String($0.dropLast()) }
+    }
+
     /// Decides a request the way socket.io's JS server does, in its order of checks.
     /// - Parameters:
     ///   - method: The HTTP method as sent (`GET`, `POST`, `OPTIONS`, …).
@@ -61,7 +67,7 @@ public import SocketIOProtocol
         configuration: SocketIOServer.Configuration,
         rawMounts: [String] = []
     ) {
-        guard let mount = ([configuration.normalizedPath] + rawMounts).first(where: { path == $0 || path == String($0.dropLast()) }) else {
+        guard let mount = Self.mount(for: path, among: [configuration.normalizedPath] + rawMounts) else {
             self.init(.notFound, cors: .none, mount: nil)
             return
         }
