@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import ServiceLifecycle
 @testable import SocketIO
 import SocketIOServer
+import SwitchboardDemo
 import SwitchboardTestSupport
 import Testing
 
@@ -92,5 +93,27 @@ import Testing
         }
         #expect(throws: (any Error).self, "nothing listens any more") { try RawConnection.connect(port: app.port).close() }
         await manager.close()
+    }
+
+    /// An independent client (python-socketio 5.x) runs every scenario of the demo application
+    /// through the mounted endpoint, polling first and upgrading.
+    @Test func pythonSocketIOsClientRunsEveryScenarioThroughTheMountedApp() async throws {
+        var configuration = SocketIOServer.Configuration()
+        configuration.pingInterval = .seconds(1)
+        configuration.pingTimeout = .seconds(5)
+        let quiet = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+        let socketIO = SocketIOServer(configuration: configuration, logger: quiet)
+        DemoApplication.install(on: socketIO, logger: quiet).cancel()
+        let app = try await MountedApp.start(socketIO)
+        defer { app.run.cancel() }
+        let url = URL(string: "http://127.0.0.1:\(app.port)")!
+        if let (results, log) = try await PythonClient.run(url: url, transport: "upgrade") {
+            #expect(results.map(\.scenario) == PythonClient.scenarios, "client log:\n\(log)")
+            for result in results {
+                #expect(result.ok, "\(result.scenario): \(result.detail)")
+            }
+        }
+        await app.group.triggerGracefulShutdown()
+        try await withTimeout(30, "the service group ends") { try await app.run.value }
     }
 }
