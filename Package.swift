@@ -39,6 +39,10 @@ let package = Package(
         // through AsyncHTTPClient, whose polling requests use it there); empty on Linux.
         .package(url: "https://github.com/apple/swift-nio-transport-services.git", from: "1.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Already in the graph through Hummingbird: the server's metrics (recorded only when the
+        // app bootstraps a backend). swift-prometheus serves them for `sio serve --metrics`.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Already in the graph through Hummingbird; the server's WebSocket upgrade uses them.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -90,6 +94,7 @@ let package = Package(
                 "SocketIOProtocol",
                 "SwitchboardCore",
                 "WebSocketClient",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -119,6 +124,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: upcoming
         ),
@@ -215,6 +221,10 @@ let package = Package(
                 .target(name: "SocketIOPostgres", condition: .when(traits: ["Cluster"])),
                 "SwitchboardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -296,6 +306,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "Harness",
                 "SwitchboardCore",
                 "SwitchboardTestSupport",
                 "SwitchboardDemo",

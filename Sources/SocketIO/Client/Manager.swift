@@ -27,6 +27,8 @@ public final class Manager: Sendable {
     let executor: HandlerExecutor
     /// The executor, fed one burst of events at a time.
     let handlers: HandlerBursts
+    /// The process's client metrics (swift-metrics).
+    let metrics = ClientMetrics()
     /// The event loop every WebSocket of this manager runs on.
     let eventLoop: any EventLoop
     private let loopExecutor: EventLoopTaskExecutor
@@ -181,6 +183,7 @@ public final class Manager: Sendable {
     }
 
     func publish(_ event: ManagerEvent) {
+        metrics.record(event)
         inner.withLockedValue { $0.observers.yield(event) }
     }
 

@@ -64,6 +64,7 @@ extension Socket {
         let retries = manager.configuration.retries
         // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
         let started = NIOLockedValueBox<AckWait?>(nil)
+        let sentAt = ContinuousClock.now
         let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let complete: @Sendable (Result<[JSONValue], SocketIOError>) -> Void = { continuation.resume(returning: $0) }
@@ -76,6 +77,7 @@ extension Socket {
         } onCancel: {
             if let wait = started.withLockedValue({ $0 }) { self.cancelWait(wait) }
         }
+        if case .success = result { manager.metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
         return try result.get()
     }
 

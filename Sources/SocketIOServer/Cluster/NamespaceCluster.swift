@@ -38,13 +38,20 @@ final class NamespaceCluster: Sendable {
     }
     private let countWaiters = NIOLockedValueBox<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
+    /// The namespace's metrics (servers seen, failed publishes), when it has them.
+    private let metrics: NamespaceMetrics?
+
     private struct Outgoing: Sendable {
         let message: ClusterMessage
         let madeAt: Duration
         let done: (@Sendable (Result<Void, ClusterError>) -> Void)?
     }
 
-    init(name: String, transport: any ClusterTransport, options: ClusterOptions, clock: Timeline, logger: Logger) {
+    init(
+        name: String, transport: any ClusterTransport, options: ClusterOptions, clock: Timeline, logger: Logger,
+        metrics: NamespaceMetrics? = nil
+    ) {
+        self.metrics = metrics
         self.uid = Self.randomUID()
         self.name = name
         self.transport = transport
@@ -125,13 +132,15 @@ final class NamespaceCluster: Sendable {
 
     /// Wakes the waiters whose count the cluster now has.
     private func serversChanged() {
-        let ready = state.withLockedValue { state in
-            countWaiters.withLockedValue { waiters in
+        let (ready, count) = state.withLockedValue { state in
+            let ready = countWaiters.withLockedValue { waiters in
                 let ready = waiters.filter { $0.count == state.serverCount }
                 waiters.removeAll { $0.count == state.serverCount }
                 return ready.map(\.continuation)
             }
+            return (ready, state.serverCount)
         }
+        metrics?.clusterServers(count)
         for continuation in ready { continuation.resume() }
     }
 
@@ -195,6 +204,7 @@ final class NamespaceCluster: Sendable {
                     for item in pending { item.done?(.success(())) }
                     break
                 } catch {
+                    metrics?.clusterPublishFailed()
                     let now = clock.now()
                     let closing = Task.isCancelled
                     let expired = pending.filter { closing || now - $0.madeAt >= options.publishTimeout }

@@ -5,6 +5,7 @@ import SocketIOProtocol
 extension EngineSession {
     /// A text message from `writer`'s WebSocket.
     func receive(text: String, from writer: WebSocketWriter) async {
+        environment.metrics.received(text.utf8.count, over: .websocket)
         // Messages (`4…`) are the hot path: hand the Socket.IO text on without copying it.
         if text.utf8.first == UInt8(ascii: "4") {
             guard let client = messageTarget(from: writer) else { return }
@@ -33,6 +34,7 @@ extension EngineSession {
     /// A binary message from `writer`'s WebSocket (v3: after its type byte, which must say
     /// `message`).
     func receive(binary data: Data, from writer: WebSocketWriter) async {
+        environment.metrics.received(data.count, over: .websocket)
         var data = data
         if version == .v3 {
             guard data.first == 4 else {

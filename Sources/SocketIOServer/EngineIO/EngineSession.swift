@@ -112,7 +112,8 @@ final class EngineSession: Sendable {
         switch action {
         case .queued:
             return true
-        case .write:
+        case .write(_, let frames):
+            environment.metrics.sent(frames.reduce(0) { $0 + $1.size }, over: .websocket)
             // A writer that overflowed or whose connection is gone refuses: the session hears
             // of it from the writer (`webSocketEnded`), the caller at once.
             return written

@@ -123,6 +123,7 @@ public struct BroadcastOperator: Sendable {
             }
             if delivered { sent += 1 }
         }
+        namespace.metrics.eventsSent(sent)
         return sent
     }
 

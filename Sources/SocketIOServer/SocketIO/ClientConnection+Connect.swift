@@ -61,6 +61,7 @@ extension ClientConnection {
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
     ) async -> Bool {
+        namespace.metrics.recoveryAttempted()
         if let stale = namespace.connectedSocket(pid: pid), stale.client !== self {
             // The client is back on a new connection while its old one still looks open: a link
             // that died without a word (its address vanished, a NAT forgot it), which the

@@ -33,17 +33,23 @@ public final class Namespace: Sendable {
     /// socket.io's cluster adapter for this namespace, when the server is in a cluster.
     let cluster: NamespaceCluster?
     let serverSideHandlers = NIOLockedValueBox<[@Sendable (ServerSideEvent) async -> Void]>([])
+    /// This namespace's metrics.
+    let metrics: NamespaceMetrics
 
     init(name: String, environment: ServerEnvironment) {
         self.name = name
         self.environment = environment
+        self.metrics = environment.metrics.namespace(name)
         self.state = NIOLockedValueBox(State())
         self.expiries = TimerSlots(clock: environment.clock)
         switch environment.configuration.adapter {
         case .inProcess:
             cluster = nil
         case .cluster(let transport, let options):
-            cluster = NamespaceCluster(name: name, transport: transport, options: options, clock: environment.clock, logger: environment.logger)
+            cluster = NamespaceCluster(
+                name: name, transport: transport, options: options, clock: environment.clock, logger: environment.logger,
+                metrics: metrics
+            )
         }
     }
 

@@ -23,7 +23,9 @@ extension ServerSocket {
             return false
         }
         let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile && outbox.takesOffsets)
-        return outbox.deliver(frames, offset: offset)
+        let delivered = outbox.deliver(frames, offset: offset)
+        if delivered { namespace.metrics.eventsSent(1) }
+        return delivered
     }
 
     /// Sends an event and waits for the client's acknowledgement; returns its items.
@@ -52,6 +54,7 @@ extension ServerSocket {
             after: timeout, on: namespace.environment.clock, expired: { _ in .ackTimeout }
         )
         let ackID = ManagedAckID()
+        let sentAt = ContinuousClock.now
         let result: Result<[JSONValue], SocketIOServerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let complete: @Sendable (Result<[JSONValue], SocketIOServerError>) -> Void = { continuation.resume(returning: $0) }
@@ -84,6 +87,7 @@ extension ServerSocket {
         } onCancel: {
             if let id = ackID.value { self.pendingAcks.settle(id, with: .failure(.ackTimeout)) }
         }
+        if case .success = result { namespace.metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
         return try result.get()
     }
 

@@ -155,6 +155,7 @@ public final class ServerSocket: Sendable {
     func received(_ packet: SocketPacket) {
         switch packet.kind {
         case .event, .binaryEvent:
+            namespace.metrics.eventReceived()
             dispatch(packet)
         case .ack, .binaryAck:
             guard let id = packet.id else { return }
@@ -175,6 +176,7 @@ public final class ServerSocket: Sendable {
             let once = OnceFlag()
             return ServerAckResponder { [self] items in
                 guard once.claim() else { return false }
+                namespace.metrics.ackAnswered()
                 outbox.deliver(EngineFrame.frames(of: .ack(items, namespace: namespace.name, id: ackID)), offset: nil)
                 return true
             }

@@ -9,6 +9,8 @@ struct ServerEnvironment: Sendable {
     let clock: Timeline
     let logger: Logger
     let events: ConnectionEventHook
+    /// The metrics (the event hook records the lifecycle ones).
+    var metrics: ServerMetrics { events.metrics }
 
     /// The Engine.IO session timing from the configuration.
     var timing: EngineTiming {
@@ -52,6 +54,12 @@ struct ServerEnvironment: Sendable {
 /// took longer than the one before (a server slowed to a stop after ~10,000 connections).
 final class ConnectionEventHook: Sendable {
     private let handler = NIOLockedValueBox<Callback<ConnectionEvent>?>(nil)
+    /// Counts every event, whether or not the app listens.
+    let metrics: ServerMetrics
+
+    init(metrics: ServerMetrics = ServerMetrics()) {
+        self.metrics = metrics
+    }
 
     func set(_ newHandler: (@Sendable (ConnectionEvent) -> Void)?) {
         let wrapped = newHandler.map { Callback($0) }
@@ -59,8 +67,9 @@ final class ConnectionEventHook: Sendable {
     }
 
     func emit(_ event: @autoclosure () -> ConnectionEvent) {
-        guard let handler = handler.withLockedValue({ $0 }) else { return }
-        handler(event())
+        let event = event()
+        metrics.record(event)
+        handler.withLockedValue({ $0 })?(event)
     }
 }
 

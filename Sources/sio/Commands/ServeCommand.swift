@@ -54,10 +54,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Heartbeat timeout in milliseconds (default 20000).")
     var pingTimeout: Int?
 
+    @Option(name: .long, help: "Serve the server's metrics in Prometheus's text format at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464).")
+    var metrics: String?
+
     func run() async throws {
         try await reportingErrors {
             var logger = Logger(label: "sio.serve") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .info
+            // Before the server exists: its metrics are made with the bootstrapped backend.
+            var metricsEndpoint: MetricsEndpoint?
+            if let metrics {
+                let endpoint = try await MetricsEndpoint.start(metrics, logger: logger)
+                FileHandle.standardError.write(Data("sio serve: metrics on http://\(endpoint.host):\(endpoint.port)/metrics\n".utf8))
+                metricsEndpoint = endpoint
+            }
             var configuration = DemoApplication.configuration
             if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
             if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
@@ -107,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
                     try await ServeCommand.waitForTermination()
                 } onCancel: {}
                 await ServeCommand.stop(running, within: .milliseconds(900))
+                await metricsEndpoint?.stop()
             } catch let error as SocketIOServerError {
                 throw CLIError("cannot serve on \(host):\(port): \(error)")
             }

@@ -52,6 +52,7 @@ struct EngineResponder: HTTPResponder {
                 switch await session.poll() {
                 case .frames(let frames):
                     let (body, binary) = session.pollingBody(frames)
+                    core.environment.metrics.sent(body.readableBytes, over: .polling)
                     return binary ? Self.binary(body, cors: cors) : Self.text(body, cors: cors)
                 case .rejected:
                     return EngineHTTPError.badRequest.response(headers: cors.headers)
@@ -87,6 +88,7 @@ struct EngineResponder: HTTPResponder {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: core.environment.configuration.maxPayload)
+            core.environment.metrics.received(body.readableBytes, over: .polling)
         } catch is NIOTooManyBytesError {
             return Response(status: .contentTooLarge, headers: cors.headers)
         } catch {
