@@ -105,8 +105,11 @@ extension WebSocketClientChannel {
         /// Not tried: `open` of the process's `limit` file descriptors are open, and a reserve
         /// is kept free so the process itself keeps working (raise `ulimit -n`).
         case outOfDescriptors(open: Int, limit: Int)
-        /// The open connection failed (reset, TLS error, oversized message, …).
+        /// The open connection failed (reset, TLS error, …).
         case network(String)
+        /// The server broke RFC 6455 (`code`: 1002 protocol error, 1007 invalid UTF-8, 1009 a
+        /// message over the limit): the client closed with that status.
+        case protocolViolation(code: UInt16, String)
 
         package var description: String {
             switch self {
@@ -118,6 +121,7 @@ extension WebSocketClientChannel {
             case .outOfDescriptors(let open, let limit):
                 "out of file descriptors: \(open) of the process's \(limit) are open (the rest kept in reserve); raise the limit (ulimit -n) or close connections"
             case .network(let detail): detail
+            case .protocolViolation(let code, let detail): "the server broke the WebSocket protocol (\(code)): \(detail)"
             }
         }
     }

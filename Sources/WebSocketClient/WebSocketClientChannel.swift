@@ -116,14 +116,8 @@ package final class WebSocketClientChannel: Sendable {
             maxFrameSize: maxMessageSize,
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0,
-                            maxAccumulatedFrameCount: 1 << 16,
-                            maxAccumulatedFrameSize: maxMessageSize
-                        )
-                    )
                     try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(
+                        maxMessageSize: maxMessageSize,
                         reporter: reporter,
                         onPong: { [weak self] data in self?.pongReceived(data) }
                     ))

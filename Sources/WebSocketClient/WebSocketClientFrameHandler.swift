@@ -56,40 +56,46 @@ final class WebSocketClientReporter: Sendable {
     }
 }
 
-/// Turns WebSocket frames into messages, answers pings, hands pongs on (fences), reports the end.
+/// The client's end of the WebSocket: the server's frames become messages by RFC 6455
+/// (``WebSocketMessageAssembler``, the same reading as the server's), pings are answered, pongs
+/// handed on (fences), a server's close answered, a broken rule closed with its status; the end
+/// is reported once.
 final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let reporter: WebSocketClientReporter
     private let onPong: @Sendable (ByteBuffer) -> Void
+    private var assembler: WebSocketMessageAssembler
 
-    init(reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer) -> Void) {
+    init(maxMessageSize: Int, reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer) -> Void) {
+        self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize, role: .client)
         self.reporter = reporter
         self.onPong = onPong
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text:
-            reporter.message(.text(String(buffer: frame.unmaskedData)))
-        case .binary:
-            reporter.message(.binary(Data(frame.unmaskedData.readableBytesView)))
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+        switch assembler.receive(unwrapInboundIn(data)) {
+        case .none:
+            break
+        case .deliver(let message):
+            reporter.message(message)
+        case .pong(let payload):
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .connectionClose:
-            var data = frame.unmaskedData
-            let code = data.readWebSocketErrorCode().map { UInt16(webSocketErrorCode: $0) }
+        case .pongReceived(let payload):
+            onPong(payload)
+        case .peerClosed(let code):
             reporter.end(.closed(code: code))
-            context.close(promise: nil)
-        case .pong:
-            onPong(frame.unmaskedData)
-        case .continuation:
-            break
-        default:
-            break
+            // Answer with the server's status (RFC 6455 §5.5.1); the server then closes TCP.
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            if let code { payload.writeInteger(code) }
+            close(context, payload: payload)
+        case .fail(let code, let reason):
+            reporter.end(.failed(.protocolViolation(code: code, reason)))
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            payload.writeInteger(code)
+            close(context, payload: payload)
         }
     }
 
@@ -101,5 +107,11 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         reporter.end(.failed(.network("\(error)")))
         context.close(promise: nil)
+    }
+
+    private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
     }
 }

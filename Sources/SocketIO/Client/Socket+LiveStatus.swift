@@ -17,10 +17,12 @@ extension LiveStatus where State == SocketStatus {
             let eventRelay = Task { [weak socket, weak manager] in
                 for await event in events {
                     switch event {
+                    // Read late, after the socket connected again: the count is over, the error
+                    // was an earlier attempt's.
                     case .reconnectAttempt(let attempt):
-                        // Read late, after the socket connected again: the count is over.
                         if socket?.connected != true { continuation.yield(.attempt(attempt)) }
-                    case .reconnectError(let message), .error(let message): continuation.yield(.error(message))
+                    case .reconnectError(let message), .error(let message):
+                        if socket?.connected != true { continuation.yield(.error(message)) }
                     case .reconnectFailed: continuation.yield(.error("reconnection failed"))
                     case .open, .upgrade: continuation.yield(.transport(manager?.transport?.rawValue))
                     case .close: continuation.yield(.transport(nil))

@@ -59,24 +59,27 @@ final class RawWebSocket: Sendable {
         try send(opcode: 0x8, payload: [0x03, 0xE8])
     }
 
-    /// Sends one frame; `fin: false` for a fragment, `reserved` for the RSV bits (0x70).
-    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0) throws {
-        try connection.write(Self.frame(opcode: opcode, payload: payload, fin: fin, reserved: reserved))
+    /// Sends one frame; `fin: false` for a fragment, `reserved` for the RSV bits (0x70),
+    /// `masked: false` for a frame no client may send.
+    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0, masked: Bool = true) throws {
+        try connection.write(Self.frame(opcode: opcode, payload: payload, fin: fin, reserved: reserved, masked: masked))
     }
 
-    /// A masked client frame's bytes.
-    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0) -> [UInt8] {
+    /// A client frame's bytes (masked unless told otherwise).
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true, reserved: UInt8 = 0, masked: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | reserved | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
         switch payload.count {
         case ..<126:
-            frame.append(0x80 | UInt8(payload.count))
+            frame.append(maskBit | UInt8(payload.count))
         case ..<65536:
-            frame.append(0x80 | 126)
+            frame.append(maskBit | 126)
             frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
         default:
-            frame.append(0x80 | 127)
+            frame.append(maskBit | 127)
             for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
         }
+        guard masked else { return frame + payload }
         let mask: [UInt8] = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
         for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }

@@ -23,16 +23,19 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private var assembler: WebSocketMessageAssembler
     private let inbound: any WebSocketInbound
+    /// The connection's writer: whether the server already sent its close frame.
+    private let writer: WebSocketWriter
     private var ended = false
 
-    init(maxMessageSize: Int, inbound: any WebSocketInbound) {
-        self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize)
+    init(maxMessageSize: Int, inbound: any WebSocketInbound, writer: WebSocketWriter) {
+        self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize, role: .server)
         self.inbound = inbound
+        self.writer = writer
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch assembler.receive(unwrapInboundIn(data)) {
-        case .none:
+        case .none, .pongReceived:
             break
         case .deliver(let message):
             inbound.received(message)
@@ -84,6 +87,12 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {
+        // The server closed first: the client's close completes the handshake, and no second
+        // close frame may follow the first (RFC 6455 §5.5.1).
+        guard !writer.closeSentOnLoop else {
+            context.close(promise: nil)
+            return
+        }
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }

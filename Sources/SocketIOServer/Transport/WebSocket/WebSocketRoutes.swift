@@ -101,7 +101,7 @@ extension ServerCore {
             inbound = pump
         }
         try channel.pipeline.syncOperations.addHandler(
-            ServerWebSocketHandler(maxMessageSize: configuration.maxPayload, inbound: inbound))
+            ServerWebSocketHandler(maxMessageSize: configuration.maxPayload, inbound: inbound, writer: writer))
     }
 
     /// Hands `writer`'s messages to the session in `slot` (none: the session was refused or

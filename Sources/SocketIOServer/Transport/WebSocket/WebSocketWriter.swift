@@ -57,6 +57,15 @@ final class WebSocketWriter: Sendable {
 
     var isClosed: Bool { state.withLockedValue { $0.closed } }
 
+    /// How long the server waits for the client's answer to its close frame before it closes
+    /// the connection itself (RFC 6455 §7.1.1: the server closes TCP once the handshake is
+    /// done; a client that never answers is not waited for longer).
+    static let closeHandshakeLimit: TimeAmount = .seconds(1)
+
+    /// Whether this end has sent its close frame (read on the channel's event loop, by the
+    /// inbound handler: a close from the client then completes the handshake).
+    var closeSentOnLoop: Bool { output.value.closeSent }
+
     /// Queues frames; returns `false` when the connection is closed or the client is too far
     /// behind (then the connection is closed).
     @discardableResult
@@ -138,10 +147,12 @@ final class WebSocketWriter: Sendable {
             for frame in frames {
                 WebSocketFraming.write(frame, to: context, promise: nil)
             }
-            let promise = channel.eventLoop.makePromise(of: Void.self)
-            WebSocketFraming.writeClose(code: code, to: context, promise: promise)
+            output.value.closeSent = true
+            WebSocketFraming.writeClose(code: code, to: context, promise: nil)
             context.flush()
-            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            // The client answers with its close (ServerWebSocketHandler then closes at once), or
+            // the connection is closed here.
+            channel.eventLoop.scheduleTask(in: Self.closeHandshakeLimit) { channel.close(promise: nil) }
         }
     }
 }
@@ -152,6 +163,8 @@ final class RawOutputHandler: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private(set) var context: ChannelHandlerContext?
+    /// Set once the server's close frame was written.
+    var closeSent = false
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context

@@ -40,17 +40,37 @@ struct ServerWebSocketTests {
         }
     }
 
-    @Test("broken framing is closed with 1002", arguments: ["a continuation first", "reserved bits"])
+    @Test("broken framing is closed with 1002", arguments: ["a continuation first", "reserved bits", "an unmasked frame"])
     func protocolError(_ what: String) async throws {
         try await DemoServer.with(installingDemo: false) { demo in
             let socket = try await RawWebSocket.open(port: demo.port, target: "/ws")
             defer { socket.drop() }
-            if what == "reserved bits" {
-                try socket.send(opcode: 0x1, payload: Array("x".utf8), reserved: 0x40)
-            } else {
-                try socket.send(opcode: 0x0, payload: Array("x".utf8))
+            switch what {
+            case "reserved bits": try socket.send(opcode: 0x1, payload: Array("x".utf8), reserved: 0x40)
+            case "an unmasked frame": try socket.send(opcode: 0x1, payload: Array("x".utf8), masked: false)
+            default: try socket.send(opcode: 0x0, payload: Array("x".utf8))
             }
             #expect(try await withTimeout { try await socket.next() } == .close(1002))
+            try await socket.waitForClose()
+        }
+    }
+
+    @Test("invalid UTF-8 in a text message, also across fragments, or in a close reason, is closed with 1007",
+          arguments: ["whole", "fragments", "close reason"])
+    func invalidUTF8(_ what: String) async throws {
+        try await DemoServer.with(installingDemo: false) { demo in
+            let socket = try await RawWebSocket.open(port: demo.port, target: "/ws")
+            defer { socket.drop() }
+            switch what {
+            case "whole":
+                try socket.send(opcode: 0x1, payload: [0xce, 0xba, 0xed, 0xa0, 0x80])
+            case "fragments":
+                try socket.send(opcode: 0x1, payload: [0xce, 0xba, 0xe1], fin: false)
+                try socket.send(opcode: 0x0, payload: [0xbd, 0xc0, 0x80])
+            default:
+                try socket.send(opcode: 0x8, payload: [0x03, 0xe8, 0xed, 0xa0, 0x80])
+            }
+            #expect(try await withTimeout { try await socket.next() } == .close(1007))
             try await socket.waitForClose()
         }
     }
