@@ -21,11 +21,14 @@ struct EngineIOProtocolSuiteTests {
 
     /// The suite's server: a raw Engine.IO echo at `/engine.io/`.
     static func withSuiteServer(_ heartbeat: SuiteHeartbeat = .relaxed, _ body: (EngineProtocolCases) async throws -> Void) async throws {
-        try await DemoServer.with({ configuration in
+        // Every case twice: on the server's own listener, then mounted on a Hummingbird
+        // application of the test's own.
+        for mounted in [false, true] {
+          try await DemoServer.with({ configuration in
             configuration.pingInterval = heartbeat.pingInterval
             configuration.pingTimeout = heartbeat.pingTimeout
             configuration.maxPayload = 1_000_000
-        }, installingDemo: false, setup: { server in
+          }, installingDemo: false, mounted: mounted, setup: { server in
             server.engineIO(at: path) { socket in
                 socket.onMessage { message in
                     switch message {
@@ -34,8 +37,9 @@ struct EngineIOProtocolSuiteTests {
                     }
                 }
             }
-        }) { demo in
+          }) { demo in
             try await body(EngineProtocolCases(demo: demo, path: path))
+          }
         }
     }
 

@@ -22,12 +22,15 @@ struct SocketIOProtocolSuiteTests {
         connectTimeout: Duration = .seconds(45),
         _ body: (EngineProtocolCases) async throws -> Void
     ) async throws {
-        try await DemoServer.with({ configuration in
+        // Every case twice: on the server's own listener, then mounted on a Hummingbird
+        // application of the test's own (one port for the app's routes and Socket.IO).
+        for mounted in [false, true] {
+          try await DemoServer.with({ configuration in
             configuration.pingInterval = heartbeat.pingInterval
             configuration.pingTimeout = heartbeat.pingTimeout
             configuration.maxPayload = 1_000_000
             configuration.connectTimeout = connectTimeout
-        }, installingDemo: false, setup: { server in
+          }, installingDemo: false, mounted: mounted, setup: { server in
             server.namespace("/").onConnection { socket in
                 socket.emit("auth", .object(socket.handshake.auth ?? [:]))
                 socket.on("message") { event in socket.emit("message-back", items: event.items) }
@@ -36,8 +39,9 @@ struct SocketIOProtocolSuiteTests {
             server.namespace("/custom").onConnection { socket in
                 socket.emit("auth", .object(socket.handshake.auth ?? [:]))
             }
-        }) { demo in
+          }) { demo in
             try await body(EngineProtocolCases(demo: demo, path: path))
+          }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import SocketIOServer
 import SwitchboardDemo
 
@@ -9,17 +10,19 @@ import SwitchboardDemo
 /// Tests/Peers/client_v5.py expects the same. The ticker is not started.
 struct DemoServer: Sendable {
     let server: SocketIOServer
-    let running: RunningServer
+    let port: Int
     let events: EventLog
+    private let stopServer: @Sendable () async -> Void
 
-    var port: Int { running.port }
-    var url: URL { running.url }
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts a server; `installingDemo: false` leaves it bare (the server's own defaults, such
-    /// as `/ws` echoing every message).
+    /// as `/ws` echoing every message). `mounted` serves it from a Hummingbird application of
+    /// the test's own (``SocketIOServer/httpServer()``) instead of ``SocketIOServer/start(host:port:)``.
     static func start(
         _ configure: (inout SocketIOServer.Configuration) -> Void = { _ in },
         installingDemo: Bool = true,
+        mounted: Bool = false,
         setup: (SocketIOServer) -> Void = { _ in }
     ) async throws -> DemoServer {
         var configuration = SocketIOServer.Configuration()
@@ -31,18 +34,26 @@ struct DemoServer: Sendable {
         if installingDemo { DemoApplication.install(on: server, logger: logger).cancel() }
         server.onConnectionEvent { events.record($0) }  // replaces the demo's connection log
         setup(server)
+        if mounted {
+            let app = try await MountedApp.start(server)
+            return DemoServer(server: server, port: app.port, events: events) {
+                await app.group.triggerGracefulShutdown()
+                _ = await app.run.result
+            }
+        }
         let running = try await server.start(host: "127.0.0.1", port: 0)
-        return DemoServer(server: server, running: running, events: events)
+        return DemoServer(server: server, port: running.port, events: events) { await running.stop() }
     }
 
     /// Starts a server, runs `body` with it, and stops it (also when `body` throws).
     static func with<T: Sendable>(
         _ configure: (inout SocketIOServer.Configuration) -> Void = { _ in },
         installingDemo: Bool = true,
+        mounted: Bool = false,
         setup: (SocketIOServer) -> Void = { _ in },
         _ body: (DemoServer) async throws -> T
     ) async throws -> T {
-        let demo = try await start(configure, installingDemo: installingDemo, setup: setup)
+        let demo = try await start(configure, installingDemo: installingDemo, mounted: mounted, setup: setup)
         do {
             let result = try await body(demo)
             await demo.stop()
@@ -54,7 +65,7 @@ struct DemoServer: Sendable {
     }
 
     func stop() async {
-        await running.stop()
+        await stopServer()
     }
 
     /// Proves the server still serves: a new WebSocket session joins `/` and gets an echo.
