@@ -67,6 +67,9 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
     private let reporter: WebSocketClientReporter
     private let onPong: @Sendable (ByteBuffer) -> Void
     private var assembler: WebSocketMessageAssembler
+    /// Set (on the event loop) once the client wrote its close frame: the server's close then
+    /// completes the handshake, unanswered.
+    var closeSent = false
 
     init(maxMessageSize: Int, reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer) -> Void) {
         self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize, role: .client)
@@ -110,6 +113,11 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
     }
 
     private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {
+        guard !closeSent else {
+            context.close(promise: nil)
+            return
+        }
+        closeSent = true
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }

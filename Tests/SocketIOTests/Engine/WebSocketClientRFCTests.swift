@@ -57,4 +57,22 @@ import WebSocketClient
         #expect(status == 4001, "the close handshake is completed")
         #expect(end == .closed(code: 4001))
     }
+
+    @Test func theClientsCloseWaitsForTheServersAnswer() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let (events, received) = AsyncStream<WebSocketClientChannel.Event>.makeStream()
+        let channel = WebSocketClientChannel(configuration: .init(
+            address: ServerAddress(secure: false, host: "127.0.0.1", port: harness.port), target: "/ws", maxMessageSize: 1 << 20
+        )) { received.yield($0) }
+        channel.connect()
+        _ = try await events.firstMatch(within: 15, "opened") { if case .opened = $0 { true } else { false } }
+        channel.close()
+        let end = try await events.firstMatch(within: 15, "the end") { if case .ended = $0 { true } else { false } }
+        // The server's answering close frame arrived before the connection closed.
+        guard case .ended(.closed(code: 1000))? = end else {
+            Issue.record("ended \(String(describing: end))")
+            return
+        }
+        await harness.stop()
+    }
 }
