@@ -114,6 +114,9 @@ package final class WebSocketClientChannel: Sendable {
         let maxMessageSize = configuration.maxMessageSize
         let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
             maxFrameSize: maxMessageSize,
+            // The frame handler answers the decoder's errors itself (a close with the status, and
+            // the end reported as the protocol violation it is, not as a clean close).
+            enableAutomaticErrorHandling: false,
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(

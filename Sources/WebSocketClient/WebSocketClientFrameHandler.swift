@@ -108,6 +108,19 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // swift-nio's frame decoder refuses what it can tell from a frame's header.
+        if let error = error as? NIOWebSocketError {
+            let (code, reason): (UInt16, String) = switch error {
+            case .invalidFrameLength: (WebSocketMessageAssembler.messageTooBig, "a frame over the size limit")
+            case .fragmentedControlFrame: (WebSocketMessageAssembler.protocolError, "a fragmented control frame")
+            case .multiByteControlFrameLength: (WebSocketMessageAssembler.protocolError, "a control frame over 125 bytes")
+            }
+            reporter.end(.failed(.protocolViolation(code: code, reason)))
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            payload.writeInteger(code)
+            close(context, payload: payload)
+            return
+        }
         reporter.end(.failed(.network("\(error)")))
         context.close(promise: nil)
     }
