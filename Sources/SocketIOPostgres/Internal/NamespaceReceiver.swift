@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import PostgresNIO
 import SocketIOServer
@@ -66,6 +67,9 @@ struct NamespaceReceiver: Sendable {
                 deliveries.deliver(message, namespace: namespace)
                 delivered += 1
             }
+            // Re-deliveries of what came before the loss are dropped by the namespace (its
+            // duplicates count); what it had missed is recovered.
+            Counter(label: "socketio_cluster_journal_delivered_total", dimensions: [("namespace", namespace)]).increment(by: delivered)
             logger.info("caught up with the cluster journal", metadata: ["rows": "\(rows.count)", "delivered": "\(delivered)"])
         } catch {
             logger.warning("could not read the cluster journal after reconnecting", metadata: ["error": "\(error)"])

@@ -324,8 +324,10 @@ final class NamespaceCluster: Sendable {
             case .fresh:
                 break
             case .duplicate:
+                metrics?.clusterDuplicateDropped()
                 return
             case .afterGap(let count):
+                metrics?.clusterMessagesMissed(count)
                 logger.warning(
                     "cluster messages lost",
                     metadata: ["socketio.cluster.from": "\(message.uid)", "socketio.cluster.missed": "\(count)"]

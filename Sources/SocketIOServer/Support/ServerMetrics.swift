@@ -21,6 +21,8 @@ import NIOConcurrencyHelpers
 /// | `socketio_ack_round_trip_seconds` | timer (histogram) | `namespace` |
 /// | `socketio_cluster_servers` | gauge | `namespace` |
 /// | `socketio_cluster_publish_failures_total` | counter | `namespace` |
+/// | `socketio_cluster_missed_messages_total` | counter | `namespace` (gaps in another server's numbering) |
+/// | `socketio_cluster_duplicate_messages_total` | counter | `namespace` (re-deliveries dropped) |
 final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     let openSessions: Meter
@@ -110,6 +112,8 @@ final class NamespaceMetrics: Sendable {
     fileprivate let ackRoundTrip: Timer
     fileprivate let clusterServers: Meter
     fileprivate let clusterPublishFailures: Counter
+    fileprivate let clusterMissed: Counter
+    fileprivate let clusterDuplicates: Counter
     /// By the reason as socket.io spells it (without detail: a bounded set).
     private let disconnections = NIOLockedValueBox<[String: Counter]>([:])
 
@@ -127,6 +131,8 @@ final class NamespaceMetrics: Sendable {
         ackRoundTrip = Timer(label: "socketio_ack_round_trip_seconds", dimensions: dimensions, factory: factory)
         clusterServers = Meter(label: "socketio_cluster_servers", dimensions: dimensions, factory: factory)
         clusterPublishFailures = Counter(label: "socketio_cluster_publish_failures_total", dimensions: dimensions, factory: factory)
+        clusterMissed = Counter(label: "socketio_cluster_missed_messages_total", dimensions: dimensions, factory: factory)
+        clusterDuplicates = Counter(label: "socketio_cluster_duplicate_messages_total", dimensions: dimensions, factory: factory)
     }
 
     func eventReceived() { eventsReceived.increment() }
@@ -136,6 +142,8 @@ final class NamespaceMetrics: Sendable {
     func ackRoundTrip(_ duration: Duration) { ackRoundTrip.recordNanoseconds(duration.nanoseconds) }
     func clusterServers(_ count: Int) { clusterServers.set(count) }
     func clusterPublishFailed() { clusterPublishFailures.increment() }
+    func clusterMessagesMissed(_ count: Int) { clusterMissed.increment(by: count) }
+    func clusterDuplicateDropped() { clusterDuplicates.increment() }
 
     /// Counts a socket that left, by why (a handful of reasons: the label stays bounded).
     func disconnected(reason: ServerDisconnectReason) {

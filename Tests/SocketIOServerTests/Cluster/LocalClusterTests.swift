@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import MetricsTestKit
 import SocketIO
 import SocketIOProtocol
 @testable import SocketIOServer
@@ -261,7 +263,9 @@ struct LocalClusterTests {
     @Test("numbered messages: a copy is dropped, a gap is counted and logged as lost messages")
     func numbering() async throws {
         let (bus, endpoints) = Self.bus(2)
-        try await ClusterHarness.with(transports: endpoints) { cluster in
+        let metrics = TestMetrics()
+        try await withMetricsFactory(metrics) {
+          try await ClusterHarness.with(transports: endpoints) { cluster in
             let news = cluster.sockets[1].events(named: "news")
             func broadcast(_ text: String, _ sequence: UInt64) -> ClusterMessage {
                 ClusterMessage(
@@ -280,6 +284,10 @@ struct LocalClusterTests {
             #expect(fresh == [["one"], ["three"], ["unnumbered"]])
             #expect(cluster.namespaces[1].missedClusterMessageCount == 1)
             #expect(cluster.namespaces[0].missedClusterMessageCount == 1)  // injected to every server
+            // Both servers count into the test backend: one lost and one copy each.
+            #expect(try metrics.expectCounter("socketio_cluster_missed_messages_total", [("namespace", "/")]).totalValue == 2)
+            #expect(try metrics.expectCounter("socketio_cluster_duplicate_messages_total", [("namespace", "/")]).totalValue == 2)
+          }
         }
     }
 
