@@ -26,6 +26,9 @@ extension WebSocketClientChannel {
         /// How long a fence (``WebSocketClientChannel/sendAfterPeerRead(_:)``) waits for the
         /// peer's pong before writing what it holds anyway (a peer that never answers pings).
         package var fenceTimeout: TimeAmount = .seconds(2)
+        /// How long the client's close waits for the server's answering close before it closes
+        /// the connection itself (RFC 6455 §7.1.1).
+        package var closeHandshakeTimeout: TimeAmount = .seconds(1)
         /// Keep-alive and, on Apple platforms, the paths a connection may use.
         package var network = NetworkSettings()
         /// The TLS of a sockets bootstrap (NIOSSL); tests put a provider of their own.

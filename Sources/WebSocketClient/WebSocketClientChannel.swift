@@ -265,14 +265,11 @@ extension WebSocketClientChannel {
             // handler closes on that answer; a server that never answers is not waited for longer.
             try? channel.pipeline.syncOperations.handler(type: WebSocketClientFrameHandler.self).closeSent = true
             channel.writeAndFlush(frame, promise: nil)
-            channel.eventLoop.scheduleTask(in: Self.closeHandshakeLimit) { channel.close(promise: nil) }
+            channel.eventLoop.scheduleTask(in: configuration.closeHandshakeTimeout) { channel.close(promise: nil) }
             return
         }
         if !write.messages.isEmpty || write.ping != nil { channel.flush() }
     }
-
-    /// How long a close waits for the server's answer before the client closes the connection.
-    package static let closeHandshakeLimit: TimeAmount = .seconds(1)
 
     /// A pong arrived (on the event loop): if it answers the fence's ping, write what it held.
     private func pongReceived(_ data: ByteBuffer) {
