@@ -129,3 +129,33 @@ package struct KeyedObserverSets<Key: Hashable & Sendable, Element: Sendable>: S
         }
     }
 }
+
+extension AsyncStream where Element: Sendable {
+    /// A stream of `source`'s elements passed through `transform` (`nil` drops one), ending when
+    /// `source` ends; its consumer stopping cancels the relay.
+    package static func relaying<Source: AsyncSequence & Sendable>(
+        _ source: Source,
+        _ transform: @escaping @Sendable (Source.Element) -> Element?
+    ) -> AsyncStream<Element> where Source.Element: Sendable {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
+        let relay = Task {
+            do {
+                for try await element in source {
+                    if let mapped = transform(element) { continuation.yield(mapped) }
+                }
+            } catch {}
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
+    }
+}
+
+extension Duration {
+    /// The whole nanoseconds, saturating (for timers that record nanoseconds).
+    package var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole + attoseconds / 1_000_000_000
+    }
+}

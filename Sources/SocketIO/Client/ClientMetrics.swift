@@ -1,3 +1,4 @@
+import SwitchboardCore
 import CoreMetrics
 
 /// The client's metrics, through swift-metrics: nothing is recorded unless the app bootstraps a
@@ -35,7 +36,6 @@ struct ClientMetrics: Sendable {
     }
 
     func ackRoundTrip(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        ackRoundTrip.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ackRoundTrip.recordNanoseconds(duration.wholeNanoseconds)
     }
 }

@@ -1,3 +1,4 @@
+import SwitchboardCore
 import CoreMetrics
 import NIOConcurrencyHelpers
 
@@ -89,15 +90,6 @@ final class ServerMetrics: Sendable {
     }
 }
 
-extension Duration {
-    /// The whole nanoseconds, saturating.
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole + attoseconds / 1_000_000_000
-    }
-}
-
 /// One namespace's metrics (see ``ServerMetrics``).
 final class NamespaceMetrics: Sendable {
     let name: String
@@ -139,7 +131,7 @@ final class NamespaceMetrics: Sendable {
     func eventsSent(_ count: Int) { if count > 0 { eventsSent.increment(by: count) } }
     func ackAnswered() { acksAnswered.increment() }
     func recoveryAttempted() { recoveryAttempts.increment() }
-    func ackRoundTrip(_ duration: Duration) { ackRoundTrip.recordNanoseconds(duration.nanoseconds) }
+    func ackRoundTrip(_ duration: Duration) { ackRoundTrip.recordNanoseconds(duration.wholeNanoseconds) }
     func clusterServers(_ count: Int) { clusterServers.set(count) }
     func clusterPublishFailed() { clusterPublishFailures.increment() }
     func clusterMessagesMissed(_ count: Int) { clusterMissed.increment(by: count) }

@@ -166,19 +166,12 @@ public final class SocketIODriver: ConnectionDriver {
 
     /// The manager's session opening, upgrading to WebSocket and closing, until it is closed.
     public func transportChanges() -> AsyncStream<Void> {
-        let events = manager.events
-        let (changes, continuation) = AsyncStream<Void>.makeStream()
-        let relay = Task {
-            for await event in events {
-                switch event {
-                case .open, .upgrade, .close: continuation.yield()
-                case .ping, .error, .reconnectAttempt, .reconnectError, .reconnect, .reconnectFailed: break
-                }
+        AsyncStream.relaying(manager.events) { event in
+            switch event {
+            case .open, .upgrade, .close: ()
+            case .ping, .error, .reconnectAttempt, .reconnectError, .reconnect, .reconnectFailed: nil
             }
-            continuation.finish()
         }
-        continuation.onTermination = { _ in relay.cancel() }
-        return changes
     }
 
     /// Writes the event now or throws ``DriverError/notConnected``: never into the client's

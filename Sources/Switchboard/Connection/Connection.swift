@@ -1,3 +1,4 @@
+import SwitchboardCore
 public import Foundation
 public import SocketIOProtocol
 
@@ -73,14 +74,7 @@ extension Connection {
 
     /// ``transport`` after each state change, until the connection is released.
     public func transportChanges() -> AsyncStream<String?> {
-        let states = stateChanges()
-        let (changes, continuation) = AsyncStream<String?>.makeStream()
-        let relay = Task { [weak self] in
-            for await _ in states { continuation.yield(self?.transport) }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in relay.cancel() }
-        return changes
+        AsyncStream.relaying(stateChanges()) { [weak self] _ in .some(self?.transport) }
     }
 }
 

@@ -121,16 +121,9 @@ public final class FailoverDriver: ConnectionDriver {
 
     /// Every switch of transport (``FailoverEvent/transportChanged(from:to:reason:)``).
     public func transportChanges() -> AsyncStream<Void> {
-        let events = events()
-        let (changes, continuation) = AsyncStream<Void>.makeStream()
-        let relay = Task {
-            for await event in events {
-                if case .transportChanged = event { continuation.yield() }
-            }
-            continuation.finish()
+        AsyncStream.relaying(events()) { event in
+            if case .transportChanged = event { () } else { nil }
         }
-        continuation.onTermination = { _ in relay.cancel() }
-        return changes
     }
 
     /// Transport changes and give-ups from now on.
