@@ -3,7 +3,8 @@
 // and tested on: it is kept to the choice of bootstrap, group and TLS options, and every call was
 // checked line by line against swift-nio-transport-services 1.28.0 (`NIOTSConnectionBootstrap`,
 // `NIOTSClientTLSProvider`, `NIOTSChannelOptions`, `NIOTSEventLoopGroup.singleton`) and against
-// AsyncHTTPClient 1.37.0's use of them (`TLSConfiguration.getNWProtocolTLSOptions`).
+// AsyncHTTPClient 1.37.0's use of them (`TLSConfiguration.getNWProtocolTLSOptions`), which the
+// polling transport used before it had its own connections.
 import Dispatch
 import Foundation
 import Network
@@ -14,7 +15,7 @@ import Security
 import SwitchboardCore
 
 extension TransportStack {
-    /// Network.framework's shared group (what AsyncHTTPClient uses on Apple platforms).
+    /// Network.framework's shared group.
     static var appleGroup: any EventLoopGroup { NIOTSEventLoopGroup.singleton }
 
     /// `NIOTSConnectionBootstrap` with the system's TLS for a Network.framework `eventLoop`;

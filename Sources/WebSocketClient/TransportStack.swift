@@ -30,7 +30,7 @@ package struct TransportStack: Sendable {
     }
 
     /// The event loops connections run on by default: Network.framework's on Apple platforms
-    /// (as AsyncHTTPClient's polling requests there), NIO's sockets group elsewhere.
+    /// (WebSocket and long-polling alike), NIO's sockets group elsewhere.
     package static var defaultGroup: any EventLoopGroup {
         #if canImport(Network)
         appleGroup

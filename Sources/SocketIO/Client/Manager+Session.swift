@@ -30,7 +30,6 @@ extension Manager {
         var transports = configuration.transports
         if websocketOnly && transports.contains(.websocket) { transports = [.websocket] }
         if configuration.proxy != nil { transports = transports.filter { $0 == .polling } }
-        let httpClient = try? HTTPClients.client(trustRoots: configuration.trustRoots, proxy: configuration.proxy)
         let config = Engine.Configuration(
             endpoint: endpoint,
             version: version,
@@ -42,7 +41,7 @@ extension Manager {
             maxPacketsPerRequest: max(configuration.maxPacketsPerRequest, 1),
             timestampRequests: configuration.timestampRequests,
             trustRoots: configuration.trustRoots,
-            httpClient: httpClient,
+            proxy: configuration.proxy,
             clock: configuration.clock,
             logger: logger,
             eventLoop: eventLoop,

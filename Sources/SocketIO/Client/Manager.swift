@@ -116,8 +116,8 @@ public final class Manager: Sendable {
     /// `await withTaskExecutorPreference(manager.taskExecutor) { … }` — and an `emit` writes
     /// without a hop to another thread, and an acknowledgement resumes the caller on the thread
     /// that received it: the fewest context switches (see the README's performance notes). The
-    /// code then shares that thread with the connection's I/O: keep it from blocking. Long-polling
-    /// runs on AsyncHTTPClient's threads and gains nothing from it.
+    /// code then shares that thread with the connection's I/O: keep it from blocking. Long-polling's
+    /// requests run on the same loop.
     public var taskExecutor: any TaskExecutor { loopExecutor }
 
     deinit {

@@ -23,9 +23,8 @@ extension Manager {
         public var rememberUpgrade = false
         /// Which certificates `https`/`wss` trust: the system's, or your own (self-signed test servers).
         public var trustRoots: TrustRoots = .system
-        /// TCP keep-alive, and on Apple platforms the paths the WebSocket may use (no expensive or
-        /// constrained path, Multipath TCP). Polling requests go through AsyncHTTPClient, which
-        /// honours ``connectTimeout`` and not these.
+        /// TCP keep-alive, and on Apple platforms the paths a connection may use (no expensive or
+        /// constrained path, Multipath TCP): the WebSocket's and the polling requests' alike.
         public var network = NetworkSettings()
         /// An HTTP proxy for polling requests. WebSocket does not go through it, so a manager with
         /// a proxy stays on polling.

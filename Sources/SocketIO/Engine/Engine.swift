@@ -1,10 +1,10 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import SocketIOProtocol
 import SwitchboardCore
+import WebSocketClient
 
 /// What an engine reports to the socket layer, in order.
 enum EngineEvent: Sendable {
@@ -36,7 +36,8 @@ final class Engine: Sendable {
         var maxPacketsPerRequest: Int
         var timestampRequests: Bool
         var trustRoots: TrustRoots
-        var httpClient: HTTPClient?
+        /// The HTTP proxy polling requests go through.
+        var proxy: HTTPProxy?
         var clock: any Clock<Duration>
         var logger: Logger
         /// The event loop the WebSocket transports run on (the manager's).
@@ -220,11 +221,17 @@ final class Engine: Sendable {
                 maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
                 eventLoop: config.eventLoop, handler: handler)
         case .polling:
-            let client = try config.httpClient ?? HTTPClients.client(trustRoots: config.trustRoots, proxy: nil)
+            // Its own connections (the held GET and the POST), on the manager's loop, closed
+            // when the transport finishes.
+            let pool = HTTP1ConnectionPool(configuration: .init(
+                address: config.endpoint.address, trustRoots: config.trustRoots,
+                stack: TransportStack(connectTimeout: .seconds(20), settings: config.network),
+                proxy: config.proxy.map { ($0.host, $0.port) },
+                eventLoop: config.eventLoop ?? TransportStack.defaultGroup.next()))
             let options = PollingTransport.Options(
                 endpoint: config.endpoint, version: config.version, headers: config.headers,
                 maxMessageSize: config.maxInboundMessageSize, maxPacketsPerRequest: config.maxPacketsPerRequest,
-                timestampRequests: config.timestampRequests, client: client, sid: sid)
+                timestampRequests: config.timestampRequests, client: pool, sid: sid)
             return PollingTransport(options: options, handler: handler)
         }
     }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -19,18 +18,15 @@ extension PollingTransport {
         let uri = options.endpoint.requestURI(
             transport: "polling", version: options.version, sid: sid,
             timestamp: options.timestampRequests ? Self.timestamp() : nil, extra: extra)
-        let scheme = options.endpoint.address.secure ? "https" : "http"
-        var request = HTTPClientRequest(url: "\(scheme)://\(options.endpoint.address.hostHeader)\(uri)")
-        request.method = method
-        for (name, value) in options.headers { request.headers.add(name: name, value: value) }
+        var request = HTTP1Request(method: method, target: uri, headers: options.headers)
         if let body {
-            request.headers.add(name: "Content-Type", value: "text/plain;charset=UTF-8")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.headers.append(("Content-Type", "text/plain;charset=UTF-8"))
+            request.body = ByteBuffer(string: body)
         }
         // A GET is held by the server (and cancelled on close); a POST must not hang a close.
-        let response = try await options.client.execute(request, timeout: method == .GET ? .hours(1) : .seconds(60))
-        let bytes = try await response.body.collect(upTo: options.maxMessageSize)
-        let text = String(buffer: bytes)
+        let response = try await options.client.execute(
+            request, maxBodySize: options.maxMessageSize, timeout: method == .GET ? .hours(1) : .seconds(60))
+        let text = String(buffer: response.body)
         guard response.status == .ok else {
             throw PollingFailure(classify(status: response.status, body: text, handshake: sid == nil))
         }

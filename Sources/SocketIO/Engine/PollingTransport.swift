@@ -1,12 +1,12 @@
-import AsyncHTTPClient
 import DequeModule
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import SocketIOProtocol
+import WebSocketClient
 
-/// Engine.IO over HTTP long-polling, on AsyncHTTPClient.
+/// Engine.IO over HTTP long-polling, on its own kept-alive HTTP/1.1 connections (``HTTP1ConnectionPool``).
 ///
 /// One GET at a time receives (the server holds it until it has packets); one POST at a time
 /// sends. A POST carries at most ``maxPacketsPerRequest`` packets (python servers drop bigger
@@ -22,7 +22,7 @@ final class PollingTransport: EngineTransport {
         var maxMessageSize: Int
         var maxPacketsPerRequest: Int
         var timestampRequests: Bool
-        var client: HTTPClient
+        var client: HTTP1ConnectionPool
         /// A session to join (`nil` opens a new one with a handshake).
         var sid: String?
     }
@@ -201,7 +201,9 @@ final class PollingTransport: EngineTransport {
         PollingOutbox.takeBatch(from: &outbox, maxPackets: maxPackets, maxBytes: maxBytes, version: version)
     }
 
+    /// The transport finished: its connections close and its waiters go on.
     private func resume(_ waiters: [CheckedContinuation<Void, Never>]) {
+        options.client.shutdown()
         for waiter in waiters { waiter.resume() }
     }
 }

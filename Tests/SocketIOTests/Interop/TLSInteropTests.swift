@@ -9,14 +9,10 @@ import Testing
 struct TLSInteropTests {
     @Test(arguments: [InteropTarget.Mode.upgrade, .websocket])
     func connectsWithACustomTrustRootAndRefusesWithout(_ mode: InteropTarget.Mode) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        try makeSelfSignedCertificate(cert: cert, key: key)
-
-        guard let server = try await PythonPeer.start(.v5, arguments: ["--certfile", cert, "--keyfile", key]) else { return }
+        let certificate = try TestCertificate()
+        defer { certificate.remove() }
+        let cert = certificate.certificatePath
+        guard let server = try await PythonPeer.start(.v5, arguments: certificate.serverArguments) else { return }
         defer { Task.detached { await server.stopped() } }
         let url = URL(string: "https://localhost:\(server.port)")!
         let target = InteropTarget(peer: .v5, mode: mode)
@@ -41,20 +37,5 @@ struct TLSInteropTests {
             return true
         }
         await untrusting.close()
-    }
-
-    private func makeSelfSignedCertificate(cert: String, key: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-keyout", key, "-out", cert, "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "openssl made the certificate")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -32,24 +33,27 @@ final class PythonPeer: @unchecked Sendable {
         case v5
         /// python-socketio 4.6.1 + python-engineio 3.14.2: Engine.IO v3, Socket.IO v4.
         case v3
+        /// proxy.py, a forward HTTP proxy (plain requests and `CONNECT` tunnels), in the v5 venv.
+        case proxy
 
         var description: String {
             switch self {
             case .v5: "python-socketio 5.x"
             case .v3: "python-socketio 4.6.1"
+            case .proxy: "proxy.py"
             }
         }
 
         var environmentVariable: String {
             switch self {
-            case .v5: "SWITCHBOARD_PY5"
+            case .v5, .proxy: "SWITCHBOARD_PY5"
             case .v3: "SWITCHBOARD_PY4"
             }
         }
 
         var virtualEnvironment: String {
             switch self {
-            case .v5: ".venv"
+            case .v5, .proxy: ".venv"
             case .v3: ".venv-v3"
             }
         }
@@ -58,6 +62,7 @@ final class PythonPeer: @unchecked Sendable {
             switch self {
             case .v5: "Tests/Peers/server_v5.py"
             case .v3: "Tests/Peers/server_v3.py"
+            case .proxy: "Tests/Peers/proxy_peer.py"
             }
         }
     }
@@ -253,6 +258,22 @@ final class PythonPeer: @unchecked Sendable {
     /// The peer's log so far (for a failing test to print).
     func log() -> String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "(no log at \(logPath))"
+    }
+
+    /// Waits until the log holds every one of `lines`, at most `seconds` (the peer is another
+    /// process writing a file: its log is read again every 20 ms, there is no event to await).
+    /// Fails with the log's tail.
+    func waitForLog(containing lines: [String], within seconds: Double = 30) async throws {
+        do {
+            try await withTimeout(seconds, "the \(kind) log") {
+                while case let log = self.log(), !lines.allSatisfy(log.contains) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+        } catch {
+            Issue.record("the \(kind) log lacks one of \(lines): \(log(lastLines: 20))")
+            throw error
+        }
     }
 
     /// The last `lastLines` lines of the log.

@@ -1,0 +1,232 @@
+import NIOConcurrencyHelpers
+package import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+package import SwitchboardCore
+
+/// HTTP/1.1 requests to one server over kept-alive connections, on one event loop: what the
+/// engine's long-polling transport sends its GETs and POSTs through (one GET held by the
+/// server and one POST at a time, so two connections at most).
+///
+/// A request takes an idle connection or opens one (TCP, TLS — the same ``TransportStack`` as the
+/// WebSocket client — and, through an HTTP proxy, a `CONNECT` tunnel for `https` or absolute
+/// targets for `http`); a kept-alive connection goes back to the idle list after its response.
+/// A request that finds its reused connection closed by the server before a byte of the answer
+/// is retried once on a new one, as browsers do. Everything runs on the pool's event loop; the
+/// caller is resumed once per response. ``shutdown()`` closes every connection, in flight or idle.
+package final class HTTP1ConnectionPool: Sendable {
+    package struct Configuration: Sendable {
+        /// The server.
+        package var address: ServerAddress
+        package var trustRoots: TrustRoots
+        /// The bootstrap and TLS of a connection, its connect timeout included.
+        package var stack: TransportStack
+        /// An HTTP proxy (host and port) every connection goes through.
+        package var proxy: (host: String, port: Int)?
+        /// The loop every connection of the pool runs on.
+        package var eventLoop: any EventLoop
+        /// The process's file descriptors (see ``DescriptorBudget``).
+        package var descriptors: DescriptorBudget = .shared
+
+        package init(address: ServerAddress, trustRoots: TrustRoots, stack: TransportStack,
+                     proxy: (host: String, port: Int)? = nil, eventLoop: any EventLoop) {
+            self.address = address
+            self.trustRoots = trustRoots
+            self.stack = stack
+            self.proxy = proxy
+            self.eventLoop = eventLoop
+        }
+    }
+
+    private struct State {
+        var idle: [Connection] = []
+        var open: [ObjectIdentifier: Connection] = [:]
+        var shutDown = false
+    }
+
+    private let configuration: Configuration
+    private let state = NIOLockedValueBox(State())
+
+    package init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        for connection in state.withLockedValue({ Array($0.open.values) }) { connection.close() }
+    }
+
+    /// Performs `request` and returns its whole response (the body at most `maxBodySize` bytes),
+    /// failing with ``HTTP1ClientError/timedOut`` when it takes longer than `timeout`. A
+    /// cancelled task's request is abandoned (its connection closed) with `CancellationError`.
+    package func execute(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?) async throws -> HTTP1Response {
+        var retried = false
+        while true {
+            try Task.checkCancellation()
+            let (connection, reused) = try await checkOut()
+            do {
+                let response = try await withTaskCancellationHandler {
+                    try await connection.perform(request, maxBodySize: maxBodySize, timeout: timeout).get()
+                } onCancel: {
+                    connection.close()
+                }
+                if response.keepAlive { checkIn(connection) }
+                return response
+            } catch HTTP1ClientError.connectionClosed(beforeResponse: true) where reused && !retried && !Task.isCancelled {
+                retried = true
+            } catch {
+                connection.close()
+                if Task.isCancelled { throw CancellationError() }
+                if state.withLockedValue({ $0.shutDown }) { throw HTTP1ClientError.shutDown }
+                throw error
+            }
+        }
+    }
+
+    /// Closes every connection; requests in flight fail, later ones fail with ``HTTP1ClientError/shutDown``.
+    package func shutdown() {
+        let connections = state.withLockedValue { state in
+            state.shutDown = true
+            state.idle = []
+            return Array(state.open.values)
+        }
+        for connection in connections { connection.close() }
+    }
+
+    /// The number of open connections (for tests and diagnostics).
+    package var openConnections: Int {
+        state.withLockedValue { $0.open.count }
+    }
+
+    // MARK: - Connections
+
+    private func checkOut() async throws -> (Connection, reused: Bool) {
+        let idle = try state.withLockedValue { state -> Connection? in
+            if state.shutDown { throw HTTP1ClientError.shutDown }
+            return state.idle.popLast()
+        }
+        if let idle { return (idle, true) }
+        let connection = try await connect()
+        let accepted = state.withLockedValue { state in
+            if state.shutDown { return false }
+            state.open[ObjectIdentifier(connection)] = connection
+            return true
+        }
+        guard accepted else {
+            connection.close()
+            throw HTTP1ClientError.shutDown
+        }
+        // Closed by either side: it leaves the pool (also when it is idle).
+        connection.channel.closeFuture.whenComplete { [weak self] _ in self?.forget(connection) }
+        return (connection, false)
+    }
+
+    private func checkIn(_ connection: Connection) {
+        let keep = state.withLockedValue { state in
+            guard !state.shutDown, state.open[ObjectIdentifier(connection)] != nil else { return false }
+            state.idle.append(connection)
+            return true
+        }
+        if !keep { connection.close() }
+    }
+
+    private func forget(_ connection: Connection) {
+        state.withLockedValue { state in
+            state.open[ObjectIdentifier(connection)] = nil
+            state.idle.removeAll { $0 === connection }
+        }
+    }
+
+    /// Opens one connection: TCP (to the proxy when there is one), the tunnel and TLS as needed,
+    /// then the HTTP/1.1 codec and the exchange handler.
+    private func connect() async throws -> Connection {
+        let configuration = self.configuration
+        let address = configuration.address
+        let hop = configuration.proxy.map { ServerAddress(secure: false, host: $0.host, port: $0.port) } ?? address
+        let bootstrap: NIOClientTCPBootstrap
+        do {
+            bootstrap = try configuration.stack.bootstrap(for: hop, trustRoots: configuration.trustRoots, on: configuration.eventLoop)
+        } catch {
+            throw HTTP1ClientError.tlsSetup("\(error)")
+        }
+        let descriptors = configuration.descriptors
+        if case .refused(let open, let limit, _) = descriptors.acquire() {
+            throw HTTP1ClientError.outOfDescriptors(open: open, limit: limit)
+        }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: hop.host, port: hop.port).get()
+        } catch {
+            descriptors.release()
+            throw HTTP1ClientError.cannotConnect(host: hop.host, port: hop.port, "\(error)")
+        }
+        channel.closeFuture.whenComplete { _ in descriptors.release() }
+        do {
+            try await configure(channel, throughProxy: configuration.proxy != nil).get()
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+        return Connection(channel: channel)
+    }
+
+    /// Sets up the pipeline of a connected channel (on its loop).
+    private func configure(_ channel: any Channel, throughProxy: Bool) -> EventLoopFuture<Void> {
+        let address = configuration.address
+        let trustRoots = configuration.trustRoots
+        let eventLoop = channel.eventLoop
+        let tunnelled: EventLoopFuture<Void>
+        if throughProxy && address.secure {
+            let established = eventLoop.makePromise(of: Void.self)
+            let authority = (address.host.contains(":") ? "[\(address.host)]" : address.host) + ":\(address.port)"
+            tunnelled = eventLoop.submit {
+                let tunnel = ProxyTunnelHandler(authority: authority, established: established)
+                try channel.pipeline.syncOperations.addHandler(tunnel, name: Self.tunnelHandlerName)
+            }.flatMap { established.futureResult }.flatMap {
+                channel.pipeline.removeHandler(name: Self.tunnelHandlerName)
+            }.flatMapThrowing {
+                let context = try NIOSSLContext(configuration: trustRoots.tlsConfiguration())
+                let tls = try NIOSSLClientHandler(context: context, serverHostname: address.serverHostname)
+                try channel.pipeline.syncOperations.addHandler(tls)
+            }
+        } else {
+            tunnelled = eventLoop.makeSucceededVoidFuture()
+        }
+        // Through a proxy, a plain `http` request names the server in its target.
+        let absolutePrefix = throughProxy && !address.secure ? "http://\(address.hostHeader)" : nil
+        return tunnelled.flatMapThrowing {
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(
+                HTTP1ExchangeHandler(host: address.hostHeader, absolutePrefix: absolutePrefix))
+        }
+    }
+
+    private static let tunnelHandlerName = "proxy-tunnel"
+
+    /// One connection and its exchange handler.
+    final class Connection: Sendable {
+        let channel: any Channel
+
+        init(channel: any Channel) {
+            self.channel = channel
+        }
+
+        func perform(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?) -> EventLoopFuture<HTTP1Response> {
+            let promise = channel.eventLoop.makePromise(of: HTTP1Response.self)
+            let channel = self.channel
+            channel.eventLoop.execute {
+                do {
+                    let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ExchangeHandler.self)
+                    handler.start(request, maxBodySize: maxBodySize, timeout: timeout, promise: promise)
+                } catch {
+                    promise.fail(HTTP1ClientError.connectionClosed(beforeResponse: true))
+                }
+            }
+            return promise.futureResult
+        }
+
+        func close() {
+            channel.close(promise: nil)
+        }
+    }
+}

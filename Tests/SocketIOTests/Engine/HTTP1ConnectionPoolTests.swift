@@ -1,0 +1,165 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SwitchboardCore
+import SwitchboardTestSupport
+import Testing
+@testable import WebSocketClient
+
+/// The polling transport's HTTP/1.1 client against a scripted server on loopback: connections
+/// kept alive and reused, a server's close honoured, a reused connection the server had closed
+/// retried once, and every way a request can fail reported as the error it is.
+@Suite("HTTP/1.1 connection pool")
+struct HTTP1ConnectionPoolTests {
+    private func pool(port: Int, proxy: (host: String, port: Int)? = nil) -> HTTP1ConnectionPool {
+        HTTP1ConnectionPool(configuration: .init(
+            address: ServerAddress(secure: false, host: "127.0.0.1", port: port), trustRoots: .system,
+            stack: TransportStack(connectTimeout: .seconds(10)), proxy: proxy,
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next()))
+    }
+
+    private func get(_ pool: HTTP1ConnectionPool, _ path: String, maxBodySize: Int = 1 << 20,
+                     timeout: TimeAmount? = .seconds(30)) async throws -> HTTP1Response {
+        try await pool.execute(HTTP1Request(method: .GET, target: path), maxBodySize: maxBodySize, timeout: timeout)
+    }
+
+    @Test("requests one after another share one kept-alive connection; bodies go both ways")
+    func keepsConnectionsAlive() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        for number in 0..<5 {
+            let request = HTTP1Request(method: .POST, target: "/echo?n=\(number)", body: ByteBuffer(string: "body \(number)"))
+            let response = try await pool.execute(request, maxBodySize: 1024, timeout: .seconds(30))
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body) == "body \(number)")
+            #expect(response.keepAlive)
+        }
+        #expect(server.accepted == 1)
+        #expect(pool.openConnections == 1)
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("a response with Connection: close is not reused: the next request opens a new connection")
+    func honoursConnectionClose() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        let first = try await get(pool, "/close")
+        #expect(!first.keepAlive)
+        #expect(String(buffer: first.body) == "bye")
+        _ = try await get(pool, "/echo")
+        #expect(server.accepted == 2)
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("a kept-alive connection the server closed is replaced: the request succeeds on a new one")
+    func retriesAConnectionTheServerClosed() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        var events = server.events.makeAsyncIterator()
+        _ = try await get(pool, "/drop")
+        #expect(await events.next() == .accepted(1))
+        // Whether the pool hears of the close before the next request or only when it fails
+        // on it, the request succeeds on a second connection.
+        #expect(await events.next() == .closed(1))
+        let response = try await get(pool, "/echo")
+        #expect(response.status == .ok)
+        #expect(server.accepted == 2)
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("a body over the limit fails with bodyTooLarge and closes the connection")
+    func refusesABodyOverTheLimit() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        await #expect(throws: HTTP1ClientError.bodyTooLarge(limit: 1000)) {
+            _ = try await get(pool, "/big", maxBodySize: 1000)
+        }
+        var events = server.events.makeAsyncIterator()
+        #expect(await events.next() == .accepted(1))
+        #expect(await events.next() == .closed(1))
+        #expect(try await get(pool, "/big").body.readableBytes == 64 * 1024)
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("a response that does not come within the timeout fails with timedOut")
+    func timesOut() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        await #expect(throws: HTTP1ClientError.timedOut) {
+            _ = try await get(pool, "/hang", timeout: .milliseconds(50))
+        }
+        var events = server.events.makeAsyncIterator()
+        #expect(await events.next() == .accepted(1))
+        #expect(await events.next() == .closed(1))
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("a cancelled request throws CancellationError and closes its connection")
+    func cancellationClosesTheConnection() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        var events = server.events.makeAsyncIterator()
+        let request = Task { try await get(pool, "/hang", timeout: nil) }
+        #expect(await events.next() == .accepted(1))
+        request.cancel()
+        await #expect(throws: CancellationError.self) { try await request.value }
+        #expect(await events.next() == .closed(1))
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("shutdown fails the request in flight and every later one")
+    func shutdownEndsEverything() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        var events = server.events.makeAsyncIterator()
+        let request = Task { try await get(pool, "/hang", timeout: nil) }
+        #expect(await events.next() == .accepted(1))
+        pool.shutdown()
+        await #expect(throws: HTTP1ClientError.shutDown) { try await request.value }
+        #expect(await events.next() == .closed(1))
+        await #expect(throws: HTTP1ClientError.shutDown) { _ = try await get(pool, "/echo") }
+        #expect(pool.openConnections == 0)
+        await server.stop()
+    }
+
+    @Test("a refused connection fails at once with cannotConnect")
+    func refusedConnection() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let port = server.port
+        await server.stop()
+        let pool = pool(port: port)
+        await #expect {
+            _ = try await get(pool, "/echo")
+        } throws: { error in
+            guard case HTTP1ClientError.cannotConnect(_, port, _) = error else { return false }
+            return true
+        }
+    }
+
+    @Test("a proxy that refuses the CONNECT tunnel: proxyRefused with its status")
+    func proxyRefusesTheTunnel() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = HTTP1ConnectionPool(configuration: .init(
+            address: ServerAddress(secure: true, host: "localhost", port: 443), trustRoots: .system,
+            stack: TransportStack(connectTimeout: .seconds(10)), proxy: ("127.0.0.1", server.port),
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next()))
+        await #expect(throws: HTTP1ClientError.proxyRefused(status: 407)) { _ = try await get(pool, "/echo") }
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("the CONNECT answer's status line is read as the proxy wrote it")
+    func readsTheTunnelStatus() {
+        #expect(ProxyTunnelHandler.status(ofHead: "HTTP/1.1 200 Connection established") == 200)
+        #expect(ProxyTunnelHandler.status(ofHead: "HTTP/1.0 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic") == 407)
+        #expect(ProxyTunnelHandler.status(ofHead: "SSH-2.0-OpenSSH") == nil)
+        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: "HTTP/1.1 200 OK\r\n\r\n").readableBytesView) == 15)
+        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: "HTTP/1.1 200 OK\r\n").readableBytesView) == nil)
+    }
+}

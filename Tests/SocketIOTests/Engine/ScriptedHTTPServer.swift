@@ -1,0 +1,110 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// An HTTP/1.1 server on loopback for the connection pool's tests, answering by path:
+/// - `/echo`: 200 with the request body (kept alive);
+/// - `/close`: 200 with `Connection: close`, then closes;
+/// - `/drop`: 200 kept alive by its headers, then closes anyway (a server's idle timeout);
+/// - `/big`: 200 with 64 KiB of body;
+/// - `/hang`: never answers;
+/// - a `CONNECT`: 407 (a proxy that wants credentials).
+/// It reports every connection it accepted and every one that closed, in order.
+final class ScriptedHTTPServer: Sendable {
+    enum Event: Sendable, Equatable {
+        case accepted(Int)
+        case closed(Int)
+    }
+
+    let port: Int
+    let events: AsyncStream<Event>
+    private let channel: any Channel
+    private let counts: NIOLockedValueBox<Int>
+
+    /// Connections accepted so far.
+    var accepted: Int { counts.withLockedValue { $0 } }
+
+    private init(channel: any Channel, events: AsyncStream<Event>, counts: NIOLockedValueBox<Int>) {
+        self.channel = channel
+        self.counts = counts
+        self.port = channel.localAddress?.port ?? 0
+        self.events = events
+    }
+
+    static func start() async throws -> ScriptedHTTPServer {
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let counts = NIOLockedValueBox(0)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let number = counts.withLockedValue { count in
+                    count += 1
+                    return count
+                }
+                continuation.yield(.accepted(number))
+                channel.closeFuture.whenComplete { _ in continuation.yield(.closed(number)) }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        return ScriptedHTTPServer(channel: channel, events: events, counts: counts)
+    }
+
+    func stop() async {
+        try? await channel.close()
+    }
+
+    private final class Responder: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private var path = ""
+        private var method = HTTPMethod.GET
+        private var body = ByteBuffer()
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                path = String(head.uri.prefix { $0 != "?" })
+                method = head.method
+                body.clear()
+            case .body(var part):
+                body.writeBuffer(&part)
+            case .end:
+                respond(context)
+            }
+        }
+
+        private func respond(_ context: ChannelHandlerContext) {
+            let answer: ByteBuffer
+            var headers = HTTPHeaders()
+            var status = HTTPResponseStatus.ok
+            switch path {
+            case _ where method == .CONNECT:
+                status = .proxyAuthenticationRequired
+                answer = ByteBuffer()
+            case "/hang":
+                return
+            case "/big":
+                answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            case "/close":
+                headers.add(name: "Connection", value: "close")
+                answer = ByteBuffer(string: "bye")
+            default:
+                answer = body
+            }
+            headers.add(name: "Content-Length", value: String(answer.readableBytes))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(answer))), promise: nil)
+            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if path == "/close" || path == "/drop" {
+                let context = NIOLoopBound(context, eventLoop: context.eventLoop)
+                written.whenComplete { _ in context.value.close(promise: nil) }
+            }
+        }
+    }
+}

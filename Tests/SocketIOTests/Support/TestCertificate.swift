@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+/// A self-signed certificate for `localhost` and 127.0.0.1, made by `openssl` in a fresh
+/// temporary folder that ``remove()`` deletes.
+struct TestCertificate {
+    let directory: URL
+    let certificatePath: String
+    let keyPath: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        certificatePath = directory.appendingPathComponent("cert.pem").path
+        keyPath = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", keyPath, "-out", certificatePath, "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "openssl made the certificate")
+    }
+
+    /// The python peer's arguments to serve `https` with this certificate.
+    var serverArguments: [String] { ["--certfile", certificatePath, "--keyfile", keyPath] }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
