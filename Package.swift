@@ -36,7 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Network.framework under the client's connections on Apple platforms; empty on Linux.
         .package(url: "https://github.com/apple/swift-nio-transport-services.git", from: "1.28.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Without its default `ConfigurationSupport` trait: nothing here reads swift-configuration,
+        // and building it was about a tenth of the first command's CPU time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         // Already in the graph through Hummingbird: the server's metrics (recorded only when the
         // app bootstraps a backend). swift-prometheus serves them for `sio serve --metrics`.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
