@@ -28,14 +28,17 @@ package final class HTTP1ConnectionPool: Sendable {
         package var eventLoop: any EventLoop
         /// The process's file descriptors (see ``DescriptorBudget``).
         package var descriptors: DescriptorBudget = .shared
+        /// Cookies sent with every request and kept from every response (none when `nil`).
+        package var cookies: CookieJar?
 
         package init(address: ServerAddress, trustRoots: TrustRoots, stack: TransportStack,
-                     proxy: (host: String, port: Int)? = nil, eventLoop: any EventLoop) {
+                     proxy: (host: String, port: Int)? = nil, eventLoop: any EventLoop, cookies: CookieJar? = nil) {
             self.address = address
             self.trustRoots = trustRoots
             self.stack = stack
             self.proxy = proxy
             self.eventLoop = eventLoop
+            self.cookies = cookies
         }
     }
 
@@ -60,6 +63,9 @@ package final class HTTP1ConnectionPool: Sendable {
     /// failing with ``HTTP1ClientError/timedOut`` when it takes longer than `timeout`. A
     /// cancelled task's request is abandoned (its connection closed) with `CancellationError`.
     package func execute(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?) async throws -> HTTP1Response {
+        let cookies = configuration.cookies
+        var request = request
+        if let cookie = cookies?.header { request.headers.append(("Cookie", cookie)) }
         var retried = false
         while true {
             try Task.checkCancellation()
@@ -71,6 +77,7 @@ package final class HTTP1ConnectionPool: Sendable {
                     connection.close()
                 }
                 if response.keepAlive { checkIn(connection) }
+                cookies?.store(from: response.headers)
                 return response
             } catch HTTP1ClientError.connectionClosed(beforeResponse: true) where reused && !retried && !Task.isCancelled {
                 retried = true

@@ -42,6 +42,7 @@ extension Manager {
             timestampRequests: configuration.timestampRequests,
             trustRoots: configuration.trustRoots,
             proxy: configuration.proxy,
+            cookies: cookies,
             clock: configuration.clock,
             logger: logger,
             eventLoop: eventLoop,

@@ -24,6 +24,8 @@ public final class Manager: Sendable {
     /// The configuration the manager was made with.
     public let configuration: Configuration
     let endpoint: EngineEndpoint
+    /// The server's cookies, across the manager's sessions (``Configuration/storesCookies``).
+    let cookies: CookieJar?
     let executor: HandlerExecutor
     /// The executor, fed one burst of events at a time.
     let handlers: HandlerBursts
@@ -81,6 +83,7 @@ public final class Manager: Sendable {
         self.configuration = configuration
         self.endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
         self.executor = configuration.handlerExecutor ?? .serial()
+        self.cookies = configuration.storesCookies ? CookieJar() : nil
         // The platform's loops: Network.framework's on Apple platforms (as the polling requests'), sockets elsewhere.
         let eventLoop = TransportStack.defaultGroup.next()
         self.eventLoop = eventLoop

@@ -29,6 +29,12 @@ extension Manager {
         /// An HTTP proxy for polling requests. WebSocket does not go through it, so a manager with
         /// a proxy stays on polling.
         public var proxy: HTTPProxy?
+        /// Keep the cookies the server sets (on polling responses) for the manager's life and
+        /// send them back on every polling request and WebSocket upgrade, as a browser does for
+        /// its origin — what sticky sessions behind a load balancer need (HAProxy's `cookie`
+        /// directive, socket.io's `cookie` option). On by default; socket.io's Node client keeps
+        /// cookies only with `withCredentials`.
+        public var storesCookies = true
         /// Add the `t` cache-busting parameter to polling requests (socket.io's default).
         public var timestampRequests = true
         /// The most packets one polling POST carries (python-socketio drops bigger batches).

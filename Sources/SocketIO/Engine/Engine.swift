@@ -38,6 +38,8 @@ final class Engine: Sendable {
         var trustRoots: TrustRoots
         /// The HTTP proxy polling requests go through.
         var proxy: HTTPProxy?
+        /// The server's cookies: sent with every request, polling responses' `Set-Cookie` kept.
+        var cookies: CookieJar? = nil
         var clock: any Clock<Duration>
         var logger: Logger
         /// The event loop the WebSocket transports run on (the manager's).
@@ -216,8 +218,10 @@ final class Engine: Sendable {
         switch kind {
         case .websocket:
             let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
+            // The upgrade carries the cookies polling got (a sticky balancer routes it with them).
+            let headers = config.headers + (config.cookies?.header.map { [("Cookie", $0)] } ?? [])
             return WebSocketTransport(
-                endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
+                endpoint: config.endpoint, uri: uri, headers: headers, version: config.version,
                 maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
                 eventLoop: config.eventLoop, handler: handler)
         case .polling:
@@ -227,7 +231,8 @@ final class Engine: Sendable {
                 address: config.endpoint.address, trustRoots: config.trustRoots,
                 stack: TransportStack(connectTimeout: .seconds(20), settings: config.network),
                 proxy: config.proxy.map { ($0.host, $0.port) },
-                eventLoop: config.eventLoop ?? TransportStack.defaultGroup.next()))
+                eventLoop: config.eventLoop ?? TransportStack.defaultGroup.next(),
+                cookies: config.cookies))
             let options = PollingTransport.Options(
                 endpoint: config.endpoint, version: config.version, headers: config.headers,
                 maxMessageSize: config.maxInboundMessageSize, maxPacketsPerRequest: config.maxPacketsPerRequest,

@@ -154,6 +154,33 @@ struct HTTP1ConnectionPoolTests {
         await server.stop()
     }
 
+    @Test("cookies the server sets go back with every later request; Max-Age=0 removes one")
+    func keepsCookies() async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let jar = CookieJar()
+        let pool = HTTP1ConnectionPool(configuration: .init(
+            address: ServerAddress(secure: false, host: "127.0.0.1", port: server.port), trustRoots: .system,
+            stack: TransportStack(connectTimeout: .seconds(10)),
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next(), cookies: jar))
+        #expect(String(buffer: try await get(pool, "/cookie?set=SERVERID=app02").body) == "")
+        #expect(String(buffer: try await get(pool, "/cookie?set=io=abc").body) == "SERVERID=app02")
+        #expect(String(buffer: try await get(pool, "/cookie?set=SERVERID=app03").body) == "SERVERID=app02; io=abc")
+        #expect(String(buffer: try await get(pool, "/cookie?set=io=").body) == "io=abc; SERVERID=app03")
+        #expect(String(buffer: try await get(pool, "/cookie").body) == "SERVERID=app03")
+        pool.shutdown()
+        await server.stop()
+    }
+
+    @Test("Set-Cookie lines: name and value, quotes dropped, deletion by Max-Age or a 1970 Expires")
+    func parsesSetCookie() {
+        #expect(CookieJar.parse("SERVERID=app01; Path=/; HttpOnly")! == ("SERVERID", "app01", false))
+        #expect(CookieJar.parse("io=\"x y\"")! == ("io", "x y", false))
+        #expect(CookieJar.parse("io=; Max-Age=0")! == ("io", "", true))
+        #expect(CookieJar.parse("io=a; expires=Thu, 01 Jan 1970 00:00:00 GMT")! == ("io", "a", true))
+        #expect(CookieJar.parse("=novalue") == nil)
+        #expect(CookieJar.parse("garbage") == nil)
+    }
+
     @Test("the CONNECT answer's status line is read as the proxy wrote it")
     func readsTheTunnelStatus() {
         #expect(ProxyTunnelHandler.status(ofHead: "HTTP/1.1 200 Connection established") == 200)

@@ -9,6 +9,8 @@ import NIOPosix
 /// - `/drop`: 200 kept alive by its headers, then closes anyway (a server's idle timeout);
 /// - `/big`: 200 with 64 KiB of body;
 /// - `/hang`: never answers;
+/// - `/cookie?set=NAME=VALUE`: 200 with that `Set-Cookie` (and `Max-Age=0` for `NAME=`), the body
+///   the request's `Cookie` header;
 /// - a `CONNECT`: 407 (a proxy that wants credentials).
 /// It reports every connection it accepted and every one that closed, in order.
 final class ScriptedHTTPServer: Sendable {
@@ -63,6 +65,8 @@ final class ScriptedHTTPServer: Sendable {
         typealias OutboundOut = HTTPServerResponsePart
 
         private var path = ""
+        private var query = ""
+        private var cookie = ""
         private var method = HTTPMethod.GET
         private var body = ByteBuffer()
 
@@ -70,6 +74,8 @@ final class ScriptedHTTPServer: Sendable {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 path = String(head.uri.prefix { $0 != "?" })
+                query = String(head.uri.drop { $0 != "?" }.dropFirst())
+                cookie = head.headers["Cookie"].joined(separator: "; ")
                 method = head.method
                 body.clear()
             case .body(var part):
@@ -89,6 +95,10 @@ final class ScriptedHTTPServer: Sendable {
                 answer = ByteBuffer()
             case "/hang":
                 return
+            case "/cookie":
+                let set = query.hasPrefix("set=") ? String(query.dropFirst(4)) : ""
+                if !set.isEmpty { headers.add(name: "Set-Cookie", value: set.hasSuffix("=") ? set + "; Max-Age=0" : set + "; Path=/; HttpOnly") }
+                answer = ByteBuffer(string: cookie)
             case "/big":
                 answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
             case "/close":
