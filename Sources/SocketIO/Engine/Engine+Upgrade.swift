@@ -18,15 +18,7 @@ extension Engine {
             return id
         }
         guard let id else { return }
-        let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: handshake.sid)
-        let probe = WebSocketTransport(
-            endpoint: config.endpoint, uri: uri, headers: config.headers, version: config.version,
-            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
-            eventLoop: config.eventLoop
-        ) { [weak self] event in
-            // Routed by role: a probe until the switch, the session's transport after it.
-            self?.handle(event, from: id)
-        }
+        let probe = makeWebSocket(sid: handshake.sid, id: id)
         let current = inner.withLockedValue { inner -> Bool in
             guard inner.probeID == id, inner.machine.isOpen else { return false }
             inner.probe = probe

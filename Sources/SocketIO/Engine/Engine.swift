@@ -212,18 +212,29 @@ final class Engine: Sendable {
 
     // MARK: - Transports
 
+    /// A WebSocket transport of this session (`sid`; none for a WebSocket-only handshake), its
+    /// events routed as transport `id`: the session's first transport or the upgrade's probe.
+    func makeWebSocket(sid: String?, id: Int) -> WebSocketTransport {
+        let config = configuration
+        let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
+        // The upgrade carries the cookies polling got (a sticky balancer routes it with them).
+        let headers = config.headers + (config.cookies?.header.map { [("Cookie", $0)] } ?? [])
+        return WebSocketTransport(
+            endpoint: config.endpoint, uri: uri, headers: headers, version: config.version,
+            maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
+            eventLoop: config.eventLoop
+        ) { [weak self] event in
+            // Routed by id: for a probe, as a probe until the switch, the session's transport after it.
+            self?.handle(event, from: id)
+        }
+    }
+
     private func makeTransport(_ kind: EngineTransportKind, sid: String?, id: Int) throws -> any EngineTransport {
         let config = configuration
         let handler: @Sendable (TransportEvent) -> Void = { [weak self] event in self?.handle(event, from: id) }
         switch kind {
         case .websocket:
-            let uri = config.endpoint.requestURI(transport: "websocket", version: config.version, sid: sid)
-            // The upgrade carries the cookies polling got (a sticky balancer routes it with them).
-            let headers = config.headers + (config.cookies?.header.map { [("Cookie", $0)] } ?? [])
-            return WebSocketTransport(
-                endpoint: config.endpoint, uri: uri, headers: headers, version: config.version,
-                maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
-                eventLoop: config.eventLoop, handler: handler)
+            return makeWebSocket(sid: sid, id: id)
         case .polling:
             // Its own connections (the held GET and the POST), on the manager's loop, closed
             // when the transport finishes.

@@ -1,0 +1,107 @@
+import Foundation
+import SocketIO
+import SocketIOProtocol
+import SwitchboardTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Three `sio serve --cluster` processes behind a real HAProxy (Debian's, configured as
+/// socket.io's documentation recommends: `scripts/haproxy`), clients of ours through it:
+/// long-polling stays on one server because the client sends HAProxy's cookie back, upgrades
+/// pass through, and a room spanning the servers gets every message.
+@Suite("Cluster: sio serve processes behind HAProxy")
+struct LoadBalancerTests {
+    /// HAProxy in front of `cluster`'s servers, or `nil` after a loud skip line (a failure with
+    /// `SWITCHBOARD_REQUIRE_PEERS=1`) when it is not installed.
+    static func balancer(for cluster: ServeCluster, test: String) async throws -> (BackgroundChild, URL)? {
+        let script = SioBinary.packageRoot.appendingPathComponent("scripts/haproxy").path
+        let installed = FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy")
+            || FileManager.default.isExecutableFile(atPath: "/usr/bin/haproxy")
+        guard installed else {
+            if ProcessInfo.processInfo.environment["SWITCHBOARD_REQUIRE_PEERS"] == "1" {
+                throw ChildProcessError("haproxy is not installed (scripts/haproxy install; scripts/test does it)")
+            }
+            FileHandle.standardError.write(Data("⚠️ SKIPPED \(test): haproxy is not installed (scripts/haproxy install; scripts/test does it)\n".utf8))
+            return nil
+        }
+        let backends = cluster.urls.map { "\($0.host ?? "127.0.0.1"):\($0.port ?? 0)" }
+        let process = try BackgroundChild("/bin/bash", [script, "run", "0"] + backends)
+        do {
+            let ready = try await process.line(containing: "haproxy: listening on", within: 30)
+            return (process, try URL(string: String(ready.split(separator: " ").last ?? "")).orThrow("no URL in \(ready)"))
+        } catch {
+            process.signal(SIGKILL)
+            throw error
+        }
+    }
+
+    @Test("30 clients through HAProxy (half WebSocket only, half polling then upgrade): sticky, upgraded, one room across the servers")
+    func thirtyClientsThroughTheBalancer() async throws {
+        guard let sio = SioBinary.orSkip("thirtyClients"), let server = try PostgresDatabase.serverURL(for: "thirtyClients") else { return }
+        try await ServeCluster.with(3, sio: sio, on: server) { cluster, _ in
+            guard let (balancer, url) = try await Self.balancer(for: cluster, test: "thirtyClients") else { return }
+            defer {
+                balancer.signal(SIGTERM)
+                balancer.remove()
+            }
+            var managers: [Manager] = []
+            var sockets: [SocketIO.Socket] = []
+            for index in 0..<30 {
+                var configuration = Manager.Configuration()
+                configuration.transports = index < 15 ? [.websocket] : [.polling, .websocket]
+                configuration.reconnection = false
+                let manager = try Manager(url: url, configuration: configuration)
+                let socket = manager.socket()
+                try await withTimeout(30, "client \(index) connects through HAProxy") { try await socket.connect() }
+                _ = try await withTimeout(30, "client \(index) joins") { try await socket.emitWithAck("join", "everyone") }
+                managers.append(manager)
+                sockets.append(socket)
+            }
+            // The cluster sees all 30 in the room (whichever server each one landed on).
+            let members = try await cluster.sockets[0].emitWithAck("sockets", "everyone")
+            let ids = Set(members.first?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
+            #expect(ids == Set(sockets.compactMap(\.id)), "\(members)")
+            // The polling ones upgraded through the balancer (their upgrade carried the cookie).
+            for (index, (manager, socket)) in zip(managers, sockets).enumerated().dropFirst(15) {
+                try await withTimeout(30, "client \(index) upgrades") {
+                    while manager.transport != .websocket { _ = try await socket.emitWithAck("ack", "wait") }
+                }
+            }
+            // A message to the room from one client reaches all 30, once each.
+            let streams = sockets.map { $0.events(named: "room-message") }
+            let count = try await sockets[7].emitWithAck("room-message", "everyone", "hello")
+            #expect(count.first?.intValue != nil, "\(count)")
+            for (index, stream) in streams.enumerated() {
+                let received = try await stream.first(1, "client \(index) gets the room message")
+                #expect(received.map(\.items) == [[.string("everyone"), .string("hello")]])
+            }
+            for manager in managers { await manager.close() }
+        }
+    }
+
+    @Test("without the cookie, long-polling through the round robin loses its session")
+    func pollingWithoutTheCookieFails() async throws {
+        guard let sio = SioBinary.orSkip("pollingWithoutCookie"), let server = try PostgresDatabase.serverURL(for: "pollingWithoutCookie") else { return }
+        try await ServeCluster.with(3, sio: sio, on: server) { cluster, _ in
+            guard let (balancer, url) = try await Self.balancer(for: cluster, test: "pollingWithoutCookie") else { return }
+            defer {
+                balancer.signal(SIGTERM)
+                balancer.remove()
+            }
+            var configuration = Manager.Configuration()
+            configuration.transports = [.polling]
+            configuration.reconnection = false
+            configuration.storesCookies = false
+            let manager = try Manager(url: url, configuration: configuration)
+            // The handshake reaches one server, the next request another, which knows no such
+            // session (HTTP 400).
+            await #expect(throws: (any Error).self) {
+                try await withTimeout(30, "connect without the cookie") { try await manager.socket().connect() }
+            }
+            await manager.close()
+        }
+    }
+}
