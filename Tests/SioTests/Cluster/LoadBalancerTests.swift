@@ -38,15 +38,23 @@ struct LoadBalancerTests {
         }
     }
 
-    @Test("30 clients through HAProxy (half WebSocket only, half polling then upgrade): sticky, upgraded, one room across the servers")
-    func thirtyClientsThroughTheBalancer() async throws {
-        guard let sio = SioBinary.orSkip("thirtyClients"), let server = try PostgresDatabase.serverURL(for: "thirtyClients") else { return }
+    /// Three `sio serve --cluster` processes and HAProxy in front of them for `body` (given the
+    /// cluster and the balancer's URL); skipped loudly when `sio`, PostgreSQL or HAProxy is missing.
+    static func withBalancedCluster(_ test: String, _ body: (ServeCluster, URL) async throws -> Void) async throws {
+        guard let sio = SioBinary.orSkip(test), let server = try PostgresDatabase.serverURL(for: test) else { return }
         try await ServeCluster.with(3, sio: sio, on: server) { cluster, _ in
-            guard let (balancer, url) = try await Self.balancer(for: cluster, test: "thirtyClients") else { return }
+            guard let (balancer, url) = try await balancer(for: cluster, test: test) else { return }
             defer {
                 balancer.signal(SIGTERM)
                 balancer.remove()
             }
+            try await body(cluster, url)
+        }
+    }
+
+    @Test("30 clients through HAProxy (half WebSocket only, half polling then upgrade): sticky, upgraded, one room across the servers")
+    func thirtyClientsThroughTheBalancer() async throws {
+        try await Self.withBalancedCluster("thirtyClients") { cluster, url in
             var managers: [Manager] = []
             var sockets: [SocketIO.Socket] = []
             for index in 0..<30 {
@@ -84,13 +92,7 @@ struct LoadBalancerTests {
 
     @Test("without the cookie, long-polling through the round robin loses its session")
     func pollingWithoutTheCookieFails() async throws {
-        guard let sio = SioBinary.orSkip("pollingWithoutCookie"), let server = try PostgresDatabase.serverURL(for: "pollingWithoutCookie") else { return }
-        try await ServeCluster.with(3, sio: sio, on: server) { cluster, _ in
-            guard let (balancer, url) = try await Self.balancer(for: cluster, test: "pollingWithoutCookie") else { return }
-            defer {
-                balancer.signal(SIGTERM)
-                balancer.remove()
-            }
+        try await Self.withBalancedCluster("pollingWithoutCookie") { cluster, url in
             var configuration = Manager.Configuration()
             configuration.transports = [.polling]
             configuration.reconnection = false

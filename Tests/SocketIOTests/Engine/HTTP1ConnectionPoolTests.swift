@@ -18,6 +18,21 @@ struct HTTP1ConnectionPoolTests {
             eventLoop: MultiThreadedEventLoopGroup.singleton.next()))
     }
 
+    /// A scripted server and a pool in front of it for `body`; both stopped afterwards.
+    private func withPool(_ body: (ScriptedHTTPServer, HTTP1ConnectionPool) async throws -> Void) async throws {
+        let server = try await ScriptedHTTPServer.start()
+        let pool = pool(port: server.port)
+        do {
+            try await body(server, pool)
+        } catch {
+            pool.shutdown()
+            await server.stop()
+            throw error
+        }
+        pool.shutdown()
+        await server.stop()
+    }
+
     private func get(_ pool: HTTP1ConnectionPool, _ path: String, maxBodySize: Int = 1 << 20,
                      timeout: TimeAmount? = .seconds(30)) async throws -> HTTP1Response {
         try await pool.execute(HTTP1Request(method: .GET, target: path), maxBodySize: maxBodySize, timeout: timeout)
@@ -25,107 +40,95 @@ struct HTTP1ConnectionPoolTests {
 
     @Test("requests one after another share one kept-alive connection; bodies go both ways")
     func keepsConnectionsAlive() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        for number in 0..<5 {
-            let request = HTTP1Request(method: .POST, target: "/echo?n=\(number)", body: ByteBuffer(string: "body \(number)"))
-            let response = try await pool.execute(request, maxBodySize: 1024, timeout: .seconds(30))
-            #expect(response.status == .ok)
-            #expect(String(buffer: response.body) == "body \(number)")
-            #expect(response.keepAlive)
+        try await withPool { server, pool in
+            for number in 0..<5 {
+                let request = HTTP1Request(method: .POST, target: "/echo?n=\(number)", body: ByteBuffer(string: "body \(number)"))
+                let response = try await pool.execute(request, maxBodySize: 1024, timeout: .seconds(30))
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "body \(number)")
+                #expect(response.keepAlive)
+            }
+            #expect(server.accepted == 1)
+            #expect(pool.openConnections == 1)
         }
-        #expect(server.accepted == 1)
-        #expect(pool.openConnections == 1)
-        pool.shutdown()
-        await server.stop()
     }
 
     @Test("a response with Connection: close is not reused: the next request opens a new connection")
     func honoursConnectionClose() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        let first = try await get(pool, "/close")
-        #expect(!first.keepAlive)
-        #expect(String(buffer: first.body) == "bye")
-        _ = try await get(pool, "/echo")
-        #expect(server.accepted == 2)
-        pool.shutdown()
-        await server.stop()
+        try await withPool { server, pool in
+            let first = try await get(pool, "/close")
+            #expect(!first.keepAlive)
+            #expect(String(buffer: first.body) == "bye")
+            _ = try await get(pool, "/echo")
+            #expect(server.accepted == 2)
+        }
     }
 
     @Test("a kept-alive connection the server closed is replaced: the request succeeds on a new one")
     func retriesAConnectionTheServerClosed() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        var events = server.events.makeAsyncIterator()
-        _ = try await get(pool, "/drop")
-        #expect(await events.next() == .accepted(1))
-        // Whether the pool hears of the close before the next request or only when it fails
-        // on it, the request succeeds on a second connection.
-        #expect(await events.next() == .closed(1))
-        let response = try await get(pool, "/echo")
-        #expect(response.status == .ok)
-        #expect(server.accepted == 2)
-        pool.shutdown()
-        await server.stop()
+        try await withPool { server, pool in
+            var events = server.events.makeAsyncIterator()
+            _ = try await get(pool, "/drop")
+            #expect(await events.next() == .accepted(1))
+            // Whether the pool hears of the close before the next request or only when it fails
+            // on it, the request succeeds on a second connection.
+            #expect(await events.next() == .closed(1))
+            let response = try await get(pool, "/echo")
+            #expect(response.status == .ok)
+            #expect(server.accepted == 2)
+        }
     }
 
     @Test("a body over the limit fails with bodyTooLarge and closes the connection")
     func refusesABodyOverTheLimit() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        await #expect(throws: HTTP1ClientError.bodyTooLarge(limit: 1000)) {
-            _ = try await get(pool, "/big", maxBodySize: 1000)
+        try await withPool { server, pool in
+            await #expect(throws: HTTP1ClientError.bodyTooLarge(limit: 1000)) {
+                _ = try await get(pool, "/big", maxBodySize: 1000)
+            }
+            var events = server.events.makeAsyncIterator()
+            #expect(await events.next() == .accepted(1))
+            #expect(await events.next() == .closed(1))
+            let big = try await get(pool, "/big")
+            #expect(big.body.readableBytes == 64 * 1024)
         }
-        var events = server.events.makeAsyncIterator()
-        #expect(await events.next() == .accepted(1))
-        #expect(await events.next() == .closed(1))
-        #expect(try await get(pool, "/big").body.readableBytes == 64 * 1024)
-        pool.shutdown()
-        await server.stop()
     }
 
     @Test("a response that does not come within the timeout fails with timedOut")
     func timesOut() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        await #expect(throws: HTTP1ClientError.timedOut) {
-            _ = try await get(pool, "/hang", timeout: .milliseconds(50))
+        try await withPool { server, pool in
+            await #expect(throws: HTTP1ClientError.timedOut) {
+                _ = try await get(pool, "/hang", timeout: .milliseconds(50))
+            }
+            var events = server.events.makeAsyncIterator()
+            #expect(await events.next() == .accepted(1))
+            #expect(await events.next() == .closed(1))
         }
-        var events = server.events.makeAsyncIterator()
-        #expect(await events.next() == .accepted(1))
-        #expect(await events.next() == .closed(1))
-        pool.shutdown()
-        await server.stop()
     }
 
     @Test("a cancelled request throws CancellationError and closes its connection")
     func cancellationClosesTheConnection() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        var events = server.events.makeAsyncIterator()
-        let request = Task { try await get(pool, "/hang", timeout: nil) }
-        #expect(await events.next() == .accepted(1))
-        request.cancel()
-        await #expect(throws: CancellationError.self) { try await request.value }
-        #expect(await events.next() == .closed(1))
-        pool.shutdown()
-        await server.stop()
+        try await withPool { server, pool in
+            var events = server.events.makeAsyncIterator()
+            let request = Task { try await get(pool, "/hang", timeout: nil) }
+            #expect(await events.next() == .accepted(1))
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await request.value }
+            #expect(await events.next() == .closed(1))
+        }
     }
 
     @Test("shutdown fails the request in flight and every later one")
     func shutdownEndsEverything() async throws {
-        let server = try await ScriptedHTTPServer.start()
-        let pool = pool(port: server.port)
-        var events = server.events.makeAsyncIterator()
-        let request = Task { try await get(pool, "/hang", timeout: nil) }
-        #expect(await events.next() == .accepted(1))
-        pool.shutdown()
-        await #expect(throws: HTTP1ClientError.shutDown) { try await request.value }
-        #expect(await events.next() == .closed(1))
-        await #expect(throws: HTTP1ClientError.shutDown) { _ = try await get(pool, "/echo") }
-        #expect(pool.openConnections == 0)
-        await server.stop()
+        try await withPool { server, pool in
+            var events = server.events.makeAsyncIterator()
+            let request = Task { try await get(pool, "/hang", timeout: nil) }
+            #expect(await events.next() == .accepted(1))
+            pool.shutdown()
+            await #expect(throws: HTTP1ClientError.shutDown) { try await request.value }
+            #expect(await events.next() == .closed(1))
+            await #expect(throws: HTTP1ClientError.shutDown) { _ = try await get(pool, "/echo") }
+            #expect(pool.openConnections == 0)
+        }
     }
 
     @Test("a refused connection fails at once with cannotConnect")
