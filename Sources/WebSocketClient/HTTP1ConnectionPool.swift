@@ -221,7 +221,7 @@ package final class HTTP1ConnectionPool: Sendable {
         func perform(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?) -> EventLoopFuture<HTTP1Response> {
             let promise = channel.eventLoop.makePromise(of: HTTP1Response.self)
             let channel = self.channel
-            channel.eventLoop.execute {
+            let start: @Sendable () -> Void = {
                 do {
                     let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ExchangeHandler.self)
                     handler.start(request, maxBodySize: maxBodySize, timeout: timeout, promise: promise)
@@ -229,6 +229,8 @@ package final class HTTP1ConnectionPool: Sendable {
                     promise.fail(HTTP1ClientError.connectionClosed(beforeResponse: true))
                 }
             }
+            // The polling loops run on this loop: then the request is written without a hop.
+            if channel.eventLoop.inEventLoop { start() } else { channel.eventLoop.execute(start) }
             return promise.futureResult
         }
 

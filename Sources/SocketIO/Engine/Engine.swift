@@ -238,16 +238,17 @@ final class Engine: Sendable {
         case .polling:
             // Its own connections (the held GET and the POST), on the manager's loop, closed
             // when the transport finishes.
+            let eventLoop = config.eventLoop ?? TransportStack.defaultGroup.next()
             let pool = HTTP1ConnectionPool(configuration: .init(
                 address: config.endpoint.address, trustRoots: config.trustRoots,
                 stack: TransportStack(connectTimeout: .seconds(20), settings: config.network),
                 proxy: config.proxy.map { ($0.host, $0.port) },
-                eventLoop: config.eventLoop ?? TransportStack.defaultGroup.next(),
-                cookies: config.cookies))
+                eventLoop: eventLoop, cookies: config.cookies))
             let options = PollingTransport.Options(
                 endpoint: config.endpoint, version: config.version, headers: config.headers,
                 maxMessageSize: config.maxInboundMessageSize, maxPacketsPerRequest: config.maxPacketsPerRequest,
-                timestampRequests: config.timestampRequests, client: pool, sid: sid)
+                timestampRequests: config.timestampRequests, client: pool,
+                executor: EventLoopTaskExecutor(eventLoop), sid: sid)
             return PollingTransport(options: options, handler: handler)
         }
     }

@@ -23,6 +23,9 @@ final class PollingTransport: EngineTransport {
         var maxPacketsPerRequest: Int
         var timestampRequests: Bool
         var client: HTTP1ConnectionPool
+        /// Where the GET and POST loops run: the pool's loop, so a response resumes its loop
+        /// on the thread that read it and the next request is written from there, no hop.
+        var executor: EventLoopTaskExecutor
         /// A session to join (`nil` opens a new one with a handshake).
         var sid: String?
     }
@@ -118,7 +121,7 @@ final class PollingTransport: EngineTransport {
     // MARK: - Receiving
 
     private func startPolling() {
-        let task = Task { [self] in await pollLoop() }
+        let task = Task(executorPreference: options.executor) { [self] in await pollLoop() }
         transition { $0.polling(task) }
     }
 
@@ -176,7 +179,7 @@ final class PollingTransport: EngineTransport {
     // MARK: - Sending
 
     private func postLoop() {
-        Task { [self] in
+        Task(executorPreference: options.executor) { [self] in
             let (limit, version) = (options.maxPacketsPerRequest, options.version)
             while let (sid, body) = transition({ $0.nextPost(maxPackets: limit, version: version) }) {
                 do {
