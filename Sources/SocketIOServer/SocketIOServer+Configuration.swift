@@ -53,9 +53,12 @@ extension SocketIOServer {
         /// Whether a WebSocket connection's messages are read, decoded and handed to the app's
         /// handlers on the connection's own event loop (a task preferring it), so that an event
         /// and the reply the handler writes never cross threads — the fewest context switches
-        /// and the lowest latency, as socket.io's single-threaded Node server does. The price: a
-        /// handler that computes for long (without awaiting) holds up the other connections of
-        /// that loop. Off by default: handlers run on the concurrency pool.
+        /// and the lowest latency, as socket.io's single-threaded Node server does. On by
+        /// default. The price: a handler that computes for long (without awaiting) holds up the
+        /// other connections of that loop, as it would hold up a Node server; set it to `false`
+        /// for such handlers, which then run on the concurrency pool, one task per burst of
+        /// messages (four to five times the server's context switches, `Benchmarks/README.md`).
+        /// Long-polling requests are Hummingbird's either way.
         public var handlersOnEventLoop: Bool
         /// Whether Engine.IO v3 clients (socket.io 2.x's client and everything pinned to it,
         /// python-socketio 4.x) are served, as socket.io's `allowEIO3`: Engine.IO v3 (client
@@ -93,7 +96,7 @@ extension SocketIOServer {
             maxSessions: Int? = nil,
             maxSessionsPerAddress: Int? = nil,
             allowEIO3: Bool = false,
-            handlersOnEventLoop: Bool = false,
+            handlersOnEventLoop: Bool = true,
             adapter: ServerAdapter = .inProcess
         ) {
             self.path = path

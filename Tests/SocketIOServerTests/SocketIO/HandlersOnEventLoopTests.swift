@@ -6,13 +6,19 @@ import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
-/// `handlersOnEventLoop`: a WebSocket connection's handlers run on its event loop, in order, and
-/// answer from there.
+/// `handlersOnEventLoop`: a WebSocket connection's handlers run on its event loop (the default),
+/// in order, and answer from there; with it off they run on the concurrency pool, in order too.
 @Suite("Server handlers on the event loop")
 struct HandlersOnEventLoopTests {
-    @Test func handlersRunOnTheConnectionsEventLoopInOrder() async throws {
+    @Test("the default is the event loop")
+    func onByDefault() {
+        #expect(SocketIOServer.Configuration().handlersOnEventLoop)
+    }
+
+    @Test(arguments: [true, false])
+    func handlersRunInOrderWhereConfigured(onEventLoop: Bool) async throws {
         let seen = NIOLockedValueBox<(numbers: [Int], offLoop: Int)>(([], 0))
-        try await DemoServer.with({ $0.handlersOnEventLoop = true }, installingDemo: false, setup: { server in
+        try await DemoServer.with({ $0.handlersOnEventLoop = onEventLoop }, installingDemo: false, setup: { server in
             server.namespace("/").onConnection { socket in
                 socket.on("n") { event in
                     let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
@@ -35,7 +41,7 @@ struct HandlersOnEventLoopTests {
             #expect(acks == (0..<100).map { "43\($0)[\($0)]" }, "every ack, in order")
             let result = seen.withLockedValue { $0 }
             #expect(result.numbers == Array(0..<100))
-            #expect(result.offLoop == 0, "every handler ran on an event loop")
+            #expect(result.offLoop == (onEventLoop ? 0 : 100), "every handler ran \(onEventLoop ? "on an event loop" : "on the pool")")
             client.socket.drop()
         }
     }
