@@ -207,9 +207,10 @@ public final class Manager: Sendable {
     /// The Socket.IO revision of the current (or last) session.
     var socketIOVersion: SocketIOVersion { inner.withLockedValue { $0.machine.version.socketIOVersion } }
 
-    /// The transport carrying the session now, if one is open.
+    /// The transport carrying the session now, if one is open: the one it opened on, WebSocket
+    /// once the manager has heard of the upgrade (the `upgrade` event comes with it).
     public var transport: EngineTransportKind? {
-        inner.withLockedValue { $0.engine }?.transportKind
+        inner.withLockedValue { $0.engine == nil ? nil : $0.machine.sessionTransport }
     }
 
     /// Writes a packet on the open session. Returns `false` when there is none.

@@ -25,6 +25,10 @@ struct ManagerStateMachine: Sendable {
     private(set) var version: EngineIOVersion
     /// Whether the last session ran on WebSocket (for `rememberUpgrade`).
     private(set) var lastSessionUpgraded = false
+    /// The transport of the current session as the manager heard it: set when the session
+    /// opened, WebSocket once the manager heard of the upgrade (so that `rememberUpgrade`,
+    /// which reads ``lastSessionUpgraded``, and what ``Manager/transport`` shows never disagree).
+    private(set) var sessionTransport: EngineTransportKind?
     private(set) var reconnection: ReconnectionStateMachine
     /// Where the app's lifecycle has the manager (``Manager/suspend(after:)``).
     private(set) var lifecycle: Lifecycle = .active
@@ -102,6 +106,7 @@ struct ManagerStateMachine: Sendable {
         sessionCount += 1
         self.version = version
         session = .opening(id: sessionCount)
+        sessionTransport = nil
         return sessionCount
     }
 
@@ -118,6 +123,7 @@ struct ManagerStateMachine: Sendable {
         guard case .opening(id) = session else { return nil }
         session = .open(id: id, sid: sid)
         lastSessionUpgraded = transport == .websocket
+        sessionTransport = transport
         return .announce(version.socketIOVersion, sid: sid, reconnected: reconnection.opened())
     }
 
@@ -125,6 +131,7 @@ struct ManagerStateMachine: Sendable {
     mutating func upgraded(_ id: Int) -> Bool {
         guard isCurrent(id) else { return false }
         lastSessionUpgraded = true
+        sessionTransport = .websocket
         return true
     }
 

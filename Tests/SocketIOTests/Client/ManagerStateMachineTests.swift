@@ -124,6 +124,22 @@ struct ManagerStateMachineTests {
         #expect(machine.value.open(rememberUpgrade: true) == .start(session: 4, version: .v4, websocketOnly: false),
                 "a session that stayed on polling is not remembered as upgraded")
     }
+
+    @Test("the session's transport is what the manager heard: WebSocket only once it heard of the upgrade")
+    func sessionTransportFollowsTheReports() {
+        let machine = Box(Self.machine())
+        _ = machine.value.open(rememberUpgrade: true)
+        #expect(machine.value.sessionTransport == nil, "nothing before the handshake")
+        _ = machine.value.opened(1, sid: "a", transport: .polling)
+        #expect(machine.value.sessionTransport == .polling)
+        let current = machine.value.upgraded(1)
+        #expect(current)
+        #expect(machine.value.sessionTransport == .websocket)
+        #expect(machine.value.lastSessionUpgraded, "what the transport shows is what rememberUpgrade remembers")
+        _ = machine.value.closed(1, reason: .transportClose)
+        _ = machine.value.open(rememberUpgrade: true)
+        #expect(machine.value.sessionTransport == nil, "a new session starts without one")
+    }
 }
 
 /// The network path and the app's lifecycle, input by input.
