@@ -90,6 +90,47 @@ struct LoadBalancerTests {
         }
     }
 
+    @Test("a server stopped with SIGTERM: its clients reconnect through the balancer to the other two")
+    func clientsOfAStoppedServerComeBackElsewhere() async throws {
+        try await Self.withBalancedCluster("stoppedServer") { cluster, url in
+            var managers: [Manager] = []
+            var sockets: [SocketIO.Socket] = []
+            for index in 0..<12 {
+                var configuration = Manager.Configuration()
+                configuration.transports = index.isMultiple(of: 2) ? [.websocket] : [.polling, .websocket]
+                let manager = try Manager(url: url, configuration: configuration)
+                let socket = manager.socket()
+                try await withTimeout(30, "client \(index) connects through HAProxy") { try await socket.connect() }
+                managers.append(manager)
+                sockets.append(socket)
+            }
+            let before = sockets.map(\.id)
+            // Round robin put some of them on server 0; it stops the way a deploy stops it.
+            cluster.processes[0].signal(SIGTERM)
+            #expect(try await withTimeout(30, "server 0 exits") { await cluster.processes[0].exit() } == 0)
+            // Every client answers again: those of server 0 reconnected (the balancer's health
+            // check took server 0 out; a new session, as recovery lives in the server's memory).
+            for (index, socket) in sockets.enumerated() {
+                try await withTimeout(60, "client \(index) answers after the stop") {
+                    while true {
+                        do {
+                            _ = try await socket.emitWithAck("ack", "back", timeout: .seconds(5))
+                            return
+                        } catch {
+                            continue  // sent into the closing connection: reconnecting, then sent again
+                        }
+                    }
+                }
+            }
+            let moved = zip(before, sockets.map(\.id)).filter { $0 != $1 }.count
+            #expect(moved > 0 && moved < 12, "server 0's clients (and only they) came back as new sessions: \(moved)")
+            let members = try await cluster.sockets[1].emitWithAck("sockets")
+            let ids = Set(members.first?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
+            #expect(Set(sockets.compactMap(\.id)).isSubset(of: ids), "all 12 on servers 1 and 2: \(members)")
+            for manager in managers { await manager.close() }
+        }
+    }
+
     @Test("without the cookie, long-polling through the round robin loses its session")
     func pollingWithoutTheCookieFails() async throws {
         try await Self.withBalancedCluster("pollingWithoutCookie") { cluster, url in
