@@ -52,21 +52,31 @@ struct LoadBalancerTests {
         }
     }
 
+    /// `count` clients connected through the balancer at `url`: WebSocket-only where
+    /// `webSocketOnly(index)`, polling then upgrade elsewhere.
+    static func clients(_ count: Int, through url: URL, reconnecting: Bool,
+                        webSocketOnly: (Int) -> Bool) async throws -> ([Manager], [SocketIO.Socket]) {
+        var managers: [Manager] = []
+        var sockets: [SocketIO.Socket] = []
+        for index in 0..<count {
+            var configuration = Manager.Configuration()
+            configuration.transports = webSocketOnly(index) ? [.websocket] : [.polling, .websocket]
+            configuration.reconnection = reconnecting
+            let manager = try Manager(url: url, configuration: configuration)
+            let socket = manager.socket()
+            try await withTimeout(30, "client \(index) connects through HAProxy") { try await socket.connect() }
+            managers.append(manager)
+            sockets.append(socket)
+        }
+        return (managers, sockets)
+    }
+
     @Test("30 clients through HAProxy (half WebSocket only, half polling then upgrade): sticky, upgraded, one room across the servers")
     func thirtyClientsThroughTheBalancer() async throws {
         try await Self.withBalancedCluster("thirtyClients") { cluster, url in
-            var managers: [Manager] = []
-            var sockets: [SocketIO.Socket] = []
-            for index in 0..<30 {
-                var configuration = Manager.Configuration()
-                configuration.transports = index < 15 ? [.websocket] : [.polling, .websocket]
-                configuration.reconnection = false
-                let manager = try Manager(url: url, configuration: configuration)
-                let socket = manager.socket()
-                try await withTimeout(30, "client \(index) connects through HAProxy") { try await socket.connect() }
+            let (managers, sockets) = try await Self.clients(30, through: url, reconnecting: false) { $0 < 15 }
+            for (index, socket) in sockets.enumerated() {
                 _ = try await withTimeout(30, "client \(index) joins") { try await socket.emitWithAck("join", "everyone") }
-                managers.append(manager)
-                sockets.append(socket)
             }
             // The cluster sees all 30 in the room (whichever server each one landed on).
             let members = try await cluster.sockets[0].emitWithAck("sockets", "everyone")
@@ -93,17 +103,7 @@ struct LoadBalancerTests {
     @Test("a server stopped with SIGTERM: its clients reconnect through the balancer to the other two")
     func clientsOfAStoppedServerComeBackElsewhere() async throws {
         try await Self.withBalancedCluster("stoppedServer") { cluster, url in
-            var managers: [Manager] = []
-            var sockets: [SocketIO.Socket] = []
-            for index in 0..<12 {
-                var configuration = Manager.Configuration()
-                configuration.transports = index.isMultiple(of: 2) ? [.websocket] : [.polling, .websocket]
-                let manager = try Manager(url: url, configuration: configuration)
-                let socket = manager.socket()
-                try await withTimeout(30, "client \(index) connects through HAProxy") { try await socket.connect() }
-                managers.append(manager)
-                sockets.append(socket)
-            }
+            let (managers, sockets) = try await Self.clients(12, through: url, reconnecting: true) { $0.isMultiple(of: 2) }
             let before = sockets.map(\.id)
             // Round robin put some of them on server 0; it stops the way a deploy stops it.
             cluster.processes[0].signal(SIGTERM)
