@@ -26,6 +26,8 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     /// The connection's writer: whether the server already sent its close frame.
     private let writer: WebSocketWriter
     private var ended = false
+    /// The client broke a rule and was sent the close frame: what it still sends is dropped.
+    private var failed = false
 
     init(maxMessageSize: Int, inbound: any WebSocketInbound, writer: WebSocketWriter) {
         self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize, role: .server)
@@ -34,6 +36,7 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
         switch assembler.receive(unwrapInboundIn(data)) {
         case .none, .pongReceived:
             break
@@ -49,9 +52,10 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
             close(context, payload: payload)
         case .fail(let code, let reason):
             end(.transportError(reason))
+            failed = true
             var payload = context.channel.allocator.buffer(capacity: 2)
             payload.writeInteger(code)
-            close(context, payload: payload)
+            fail(context, payload: payload)
         }
     }
 
@@ -84,6 +88,24 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         guard !ended else { return }
         ended = true
         inbound.ended(reason)
+    }
+
+    /// Fails the connection: the close frame with the status, then only the server's side of
+    /// TCP is shut (a FIN). Closing the socket while the client's later frames sit unread in it
+    /// would reset the connection, and a reset can discard the close frame before the client
+    /// reads it. The rest closes when the client closes its side, or after the close
+    /// handshake's bound (``WebSocketWriter/closeHandshakeLimit``).
+    private func fail(_ context: ChannelHandlerContext, payload: ByteBuffer) {
+        guard !writer.closeSentOnLoop else {
+            context.close(promise: nil)
+            return
+        }
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: WebSocketWriter.closeHandshakeLimit) { channel.close(promise: nil) }
+        }
     }
 
     private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {

@@ -27,6 +27,17 @@ import Testing
         return (channel, writer, inbound)
     }
 
+    /// Records how the pipeline is asked to close (NIO's embedded channel closes fully whatever
+    /// the mode, so the mode is read here, at the head of the pipeline).
+    final class CloseModes: ChannelOutboundHandler, @unchecked Sendable {
+        typealias OutboundIn = Any
+        var modes: [CloseMode] = []
+        func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+            modes.append(mode)
+            if mode == .all { context.close(mode: mode, promise: promise) } else { promise?.succeed(()) }
+        }
+    }
+
     static func clientClose(_ code: UInt16) throws -> WebSocketFrame {
         let key = try #require(WebSocketMaskingKey([9, 8, 7, 6]))
         var data = ByteBuffer()
@@ -69,5 +80,30 @@ import Testing
         #expect(Array(answer.unmaskedData.readableBytesView) == [0x0f, 0xa0])
         #expect(!channel.isActive)
         #expect(inbound.ends.withLockedValue { $0 } == [.transportClose])
+    }
+
+    @Test func aClientBreakingTheProtocolGetsTheCloseFrameThenAFINAndWhatItStillSendsIsDropped() throws {
+        let (channel, _, inbound) = try Self.connection()
+        let modes = CloseModes()
+        try channel.pipeline.syncOperations.addHandler(modes, position: .first)
+        let key = try #require(WebSocketMaskingKey([1, 2, 3, 4]))
+        // A fragmented ping (RFC 6455 §5.5: control frames are never fragmented), then more frames.
+        try channel.writeInbound(WebSocketFrame(fin: false, opcode: .ping, maskKey: key, data: ByteBuffer()))
+        channel.embeddedEventLoop.run()
+        let sent = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(sent.opcode == .connectionClose)
+        #expect(Array(sent.unmaskedData.readableBytesView) == [0x03, 0xea], "1002, protocol error")
+        #expect(modes.modes == [.output], "only the server's side is shut: unread client bytes would reset the connection and could discard the close frame")
+        #expect(inbound.ends.withLockedValue { $0 }.count == 1)
+
+        try channel.writeInbound(Self.clientClose(1000))
+        channel.embeddedEventLoop.run()
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil, "nothing answers what follows the failure")
+        #expect(modes.modes == [.output])
+
+        channel.embeddedEventLoop.advanceTime(by: WebSocketWriter.closeHandshakeLimit)
+        #expect(modes.modes == [.output, .all], "the connection closes after the close handshake's bound")
+        #expect(!channel.isActive)
+        #expect(inbound.ends.withLockedValue { $0 }.count == 1, "ended once")
     }
 }
