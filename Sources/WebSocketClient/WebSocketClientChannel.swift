@@ -122,7 +122,7 @@ package final class WebSocketClientChannel: Sendable {
                     try channel.pipeline.syncOperations.addHandler(WebSocketClientFrameHandler(
                         maxMessageSize: maxMessageSize,
                         reporter: reporter,
-                        onPong: { [weak self] data in self?.pongReceived(data) }
+                        onPong: { [weak self] data, channel in self?.pongReceived(data, on: channel) }
                     ))
                 }
             }
@@ -272,9 +272,8 @@ extension WebSocketClientChannel {
     }
 
     /// A pong arrived (on the event loop): if it answers the fence's ping, write what it held.
-    private func pongReceived(_ data: ByteBuffer) {
-        guard data.readableBytes == 8, let token = data.getInteger(at: data.readerIndex, as: UInt64.self),
-              let channel = state.withLockedValue({ $0.channel }) else { return }
+    private func pongReceived(_ data: ByteBuffer, on channel: any Channel) {
+        guard data.readableBytes == 8, let token = data.getInteger(at: data.readerIndex, as: UInt64.self) else { return }
         release(token: token, on: channel)
     }
 
@@ -315,10 +314,10 @@ extension WebSocketClientChannel {
         }?.cancel()
     }
 
-    /// Returns once the connection is closed (at once if it never opened).
     /// The TCP channel once connected (for diagnostics and tests: its socket options).
     package var tcpChannel: (any Channel)? { state.withLockedValue { $0.raw } }
 
+    /// Returns once the connection is closed (at once if it never opened).
     package func waitUntilClosed() async {
         guard let channel = state.withLockedValue({ $0.channel }) else { return }
         try? await channel.closeFuture.get()

@@ -65,13 +65,14 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
     typealias OutboundOut = WebSocketFrame
 
     private let reporter: WebSocketClientReporter
-    private let onPong: @Sendable (ByteBuffer) -> Void
+    /// A pong arrived, on the connection's event loop (with its channel).
+    private let onPong: @Sendable (ByteBuffer, any Channel) -> Void
     private var assembler: WebSocketMessageAssembler
     /// Set (on the event loop) once the client wrote its close frame: the server's close then
     /// completes the handshake, unanswered.
     var closeSent = false
 
-    init(maxMessageSize: Int, reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer) -> Void) {
+    init(maxMessageSize: Int, reporter: WebSocketClientReporter, onPong: @escaping @Sendable (ByteBuffer, any Channel) -> Void) {
         self.assembler = WebSocketMessageAssembler(maxSize: maxMessageSize, role: .client)
         self.reporter = reporter
         self.onPong = onPong
@@ -87,7 +88,7 @@ final class WebSocketClientFrameHandler: ChannelInboundHandler, RemovableChannel
             let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .pongReceived(let payload):
-            onPong(payload)
+            onPong(payload, context.channel)
         case .peerClosed(let code):
             reporter.end(.closed(code: code))
             // Answer with the server's status (RFC 6455 §5.5.1); the server then closes TCP.

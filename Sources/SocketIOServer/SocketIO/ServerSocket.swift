@@ -71,7 +71,7 @@ public final class ServerSocket: Sendable {
     public var sid: String { client.session.sid }
 
     /// Whether the socket is still in its namespace.
-    public var connected: Bool { state.withLockedValue { $0.disconnectReason == nil } }
+    public var connected: Bool { disconnectReason == nil }
 
     /// Why the socket left its namespace, once it has.
     public var disconnectReason: ServerDisconnectReason? { state.withLockedValue { $0.disconnectReason } }

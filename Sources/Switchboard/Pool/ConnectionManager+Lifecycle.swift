@@ -8,7 +8,7 @@ extension ConnectionManager {
     /// ``resume()``. Sends and requests made meanwhile wait in each connection's queue.
     /// A ``resume()`` within the grace leaves every connection as it is.
     public func suspend(after grace: Duration = .seconds(5)) {
-        pool.suspend(grace: grace)
+        pool.suspension.suspend(grace: grace)
         keeper.leaseChanged()
         let clock = pool.clock
         Task { [weak self] in
@@ -20,12 +20,12 @@ extension ConnectionManager {
     /// The app is back: the keeper reconnects the suspended connections at once; each recovers
     /// its session where the server kept it (``Connection/recovered``) and runs its queue.
     public func resume() {
-        pool.resume()
+        pool.suspension.resume()
         keeper.leaseChanged()
     }
 
     /// Where the app's lifecycle has the manager.
-    public var appLifecycle: AppLifecycle { pool.appLifecycle }
+    public var appLifecycle: AppLifecycle { pool.suspension.current }
 
     /// Follows `monitor`: when a network path becomes available (or changes), the keeper scans
     /// at once, so a leased connection that dropped is reconnected now rather than at the next

@@ -18,13 +18,14 @@ public final class ConnectionPool: Sendable {
     let factory: any ConnectionFactory
     let clock: any Clock<Duration>
     private let slots = NIOLockedValueBox(Slots())
-    /// When the app was suspended and its grace, while it is.
-    private let suspension = NIOLockedValueBox<(since: Timeline, grace: Duration)?>(nil)
+    /// Whether the app is suspended (the keeper's rules read it in each snapshot).
+    let suspension: AppSuspension
 
     /// A pool whose connections `factory` makes; `clock` measures how long one is idle.
     public init(factory: any ConnectionFactory, clock: any Clock<Duration> = ContinuousClock()) {
         self.factory = factory
         self.clock = clock
+        self.suspension = AppSuspension(clock: clock)
     }
 
     struct Entry: Sendable {
@@ -175,7 +176,7 @@ public final class ConnectionPool: Sendable {
                 return nil
             }
         }
-        return entries.map { ConnectionSnapshot(entry: $0) { self.appLifecycle } }
+        return entries.map { ConnectionSnapshot(entry: $0) { self.suspension.current } }
     }
 
     /// `connection`'s snapshot now, if it is in the pool.
@@ -184,27 +185,10 @@ public final class ConnectionPool: Sendable {
             guard let configuration = slots.byID[connection], case .ready(let entry) = slots.byConfiguration[configuration] else { return nil }
             return entry
         }
-        return entry.map { ConnectionSnapshot(entry: $0) { self.appLifecycle } }
+        return entry.map { ConnectionSnapshot(entry: $0) { self.suspension.current } }
     }
 
-    // MARK: - The app's lifecycle
-
-    /// Where the app's lifecycle is now.
-    var appLifecycle: AppLifecycle {
-        guard let suspension = suspension.withLockedValue({ $0 }) else { return .active }
-        return suspension.since.now() >= suspension.grace ? .suspended : .suspending
-    }
-
-    /// The app was suspended (its grace counts from the first call).
-    func suspend(grace: Duration) {
-        let clock = self.clock
-        suspension.withLockedValue { $0 = $0 ?? (Timeline(clock), grace) }
-    }
-
-    /// The app is active again.
-    func resume() {
-        suspension.withLockedValue { $0 = nil }
-    }
+    // MARK: - Removal
 
     /// Takes `connection` out of the pool whatever its leases (shutdown).
     func remove(_ connection: ConnectionID) {
