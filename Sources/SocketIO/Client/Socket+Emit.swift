@@ -63,7 +63,7 @@ extension Socket {
         let timeout = timeout ?? manager.configuration.defaultAckTimeout
         let retries = manager.configuration.retries
         // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
-        let started = NIOLockedValueBox<AckWait?>(nil)
+        let started = CancellationTarget<AckWait>()
         let sentAt = ContinuousClock.now
         let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -71,11 +71,10 @@ extension Socket {
                 let wait: AckWait = retries > 0
                     ? .queued(enqueueRetrying(event, items: items, timeout: timeout, retries: retries, complete: complete))
                     : .ack(sendWithAck(event, items: items, timeout: timeout, complete: complete))
-                started.withLockedValue { $0 = wait }
-                if Task.isCancelled { cancelWait(wait) }
+                if started.register(wait) { cancelWait(wait) }
             }
         } onCancel: {
-            if let wait = started.withLockedValue({ $0 }) { self.cancelWait(wait) }
+            if let wait = started.cancel() { self.cancelWait(wait) }
         }
         if case .success = result { manager.metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
         return try result.get()

@@ -53,7 +53,7 @@ extension ServerSocket {
         let deadline = PendingReplies<Int, [JSONValue], SocketIOServerError>.Deadline(
             after: timeout, on: namespace.environment.clock, expired: { _ in .ackTimeout }
         )
-        let ackID = ManagedAckID()
+        let ackID = CancellationTarget<Int>()
         let sentAt = ContinuousClock.now
         let result: Result<[JSONValue], SocketIOServerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -74,18 +74,17 @@ extension ServerSocket {
                     complete(.failure(.tooManyPendingAcks(limit)))
                     return
                 }
-                ackID.set(id)
                 // The socket may have left between the check and the registration.
                 if let reason = state.withLockedValue({ $0.disconnectReason }) {
                     pendingAcks.settle(id, with: .failure(.disconnected(reason)))
                     return
                 }
-                if Task.isCancelled { pendingAcks.settle(id, with: .failure(.ackTimeout)) }
+                if ackID.register(id) { pendingAcks.settle(id, with: .failure(.ackTimeout)) }
                 let packet = SocketPacket.event(event, items, namespace: namespace.name, id: id)
                 outbox.deliver(EngineFrame.frames(of: packet), offset: nil)
             }
         } onCancel: {
-            if let id = ackID.value { self.pendingAcks.settle(id, with: .failure(.ackTimeout)) }
+            if let id = ackID.cancel() { self.pendingAcks.settle(id, with: .failure(.ackTimeout)) }
         }
         if case .success = result { namespace.metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
         return try result.get()
@@ -93,11 +92,4 @@ extension ServerSocket {
 
     /// How many acknowledgements this socket is waiting for.
     public var pendingAckCount: Int { pendingAcks.count }
-}
-
-/// The ack id of one `emitWithAck`, known once registered (for its cancellation handler).
-private final class ManagedAckID: Sendable {
-    private let box = NIOLockedValueBox<Int?>(nil)
-    var value: Int? { box.withLockedValue { $0 } }
-    func set(_ id: Int) { box.withLockedValue { $0 = id } }
 }

@@ -32,9 +32,9 @@ extension WebSocketDriver {
     ///   ``WebSocketDriverError/serverError(event:message:)``, ``WebSocketDriverError/closed(reason:)``,
     ///   `CancellationError`.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
-        let requestID = NIOLockedValueBox<Int?>(nil)
+        let requestID = CancellationTarget<Int>()
         let deadline = PendingReplies<Int, Response, RequestFailure>.Deadline(after: timeout, on: timeline) { [weak self] id in
-            _ = self?.inner.withLockedValue { $0.machine.settleRequest(id: id) }
+            _ = self?.forgetRequest(id)
             return .timedOut
         }
         return try await withTaskCancellationHandler {
@@ -53,19 +53,23 @@ extension WebSocketDriver {
                     return
                 }
                 let (id, channel) = started
-                requestID.withLockedValue { $0 = id }
                 channel.send(.text(Envelope.request(name: event, data: payload, id: id).text))
-                if Task.isCancelled { settle(id, .failure(.cancelled)) }
+                if requestID.register(id) { settle(id, .failure(.cancelled)) }
             }
         } onCancel: {
-            if let id = requestID.withLockedValue({ $0 }) { settle(id, .failure(.cancelled)) }
+            if let id = requestID.cancel() { settle(id, .failure(.cancelled)) }
         }
     }
 
     /// Answers request `id` with `result`, if it still waits.
     private func settle(_ id: Int, _ result: Result<Response, RequestFailure>) {
-        guard inner.withLockedValue({ $0.machine.settleRequest(id: id) }) else { return }
+        guard forgetRequest(id) else { return }
         requests.settle(id, with: result)
+    }
+
+    /// The machine stops counting request `id`; `false` when it already had.
+    private func forgetRequest(_ id: Int) -> Bool {
+        inner.withLockedValue { $0.machine.settleRequest(id: id) }
     }
 
     // MARK: - Inbound

@@ -97,7 +97,7 @@ public final class WebSocketDriver: ConnectionDriver {
     ///   (``close()`` was called meanwhile), `CancellationError`.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         let configuration = try channelConfiguration()
-        let generation = NIOLockedValueBox<Int?>(nil)
+        let generation = CancellationTarget<Int>()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let started = inner.withLockedValue { inner -> (WebSocketClientChannel, Int)? in
@@ -119,13 +119,12 @@ public final class WebSocketDriver: ConnectionDriver {
                     return
                 }
                 let (channel, current) = started
-                generation.withLockedValue { $0 = current }
                 logger.debug("opening WebSocket")
                 channel.connect()
-                if Task.isCancelled { cancelOpen(generation: current) }
+                if generation.register(current) { cancelOpen(generation: current) }
             }
         } onCancel: {
-            if let current = generation.withLockedValue({ $0 }) { cancelOpen(generation: current) }
+            if let current = generation.cancel() { cancelOpen(generation: current) }
         }
     }
 
