@@ -182,16 +182,35 @@ extension WebSocketClientChannel {
 
     /// Sends messages in order (after the upgrade, if it is still under way); dropped once closing.
     package func send(_ messages: some Collection<WebSocketMessage>) {
-        enqueue { $0.append(messages: messages) }
+        enqueue { $0.append(messages: messages) }?.start()
     }
 
     /// Sends messages once the peer has read everything sent before them: a ping goes out after
     /// what is queued, and these messages (and everything after them, a close included) wait for
     /// its pong, at most ``Configuration/fenceTimeout``. See ``WebSocketOutbox``.
     package func sendAfterPeerRead(_ messages: some Collection<WebSocketMessage>) {
+        enqueue(messages, afterPeerRead: true)?.start()
+    }
+
+    /// Queues messages like ``send(_:)`` (or ``sendAfterPeerRead(_:)``) without writing: the
+    /// returned ``Drain`` writes them, started once the caller released the lock under which it
+    /// queued them (so an owner keeps its order without I/O under its lock). `nil` when a drain
+    /// is already due (it takes these too), before the upgrade, or once closing.
+    package func enqueue(_ messages: some Collection<WebSocketMessage>, afterPeerRead: Bool) -> Drain? {
         enqueue { outbox in
-            outbox.append(.fence)
+            if afterPeerRead { outbox.append(.fence) }
             outbox.append(messages: messages)
+        }
+    }
+
+    /// Writes what was queued, on the connection's event loop.
+    package struct Drain: Sendable {
+        let owner: WebSocketClientChannel
+        let channel: any Channel
+
+        /// Schedules the write on the event loop.
+        package func start() {
+            channel.eventLoop.execute { [owner, channel] in owner.drain(on: channel) }
         }
     }
 
@@ -218,7 +237,7 @@ extension WebSocketClientChannel {
         if drainNow { channel.eventLoop.execute { [self] in drain(on: channel) } }
     }
 
-    private func enqueue(_ add: (inout WebSocketOutbox) -> Void) {
+    private func enqueue(_ add: (inout WebSocketOutbox) -> Void) -> Drain? {
         let channel = state.withLockedValue { state -> (any Channel)? in
             guard !state.closing else { return nil }
             add(&state.outbox)
@@ -226,12 +245,11 @@ extension WebSocketClientChannel {
             state.drainScheduled = true
             return channel
         }
-        guard let channel else { return }
-        channel.eventLoop.execute { [self] in drain(on: channel) }
+        return channel.map { Drain(owner: self, channel: $0) }
     }
 
     /// Writes what the outbox lets through and flushes once; runs on the channel's event loop.
-    private func drain(on channel: any Channel) {
+    fileprivate func drain(on channel: any Channel) {
         let write = state.withLockedValue { state in
             state.drainScheduled = false
             return state.outbox.takeWritable()

@@ -70,16 +70,18 @@ extension Engine {
     /// Drops the probe and carries on polling (releasing anything held meanwhile).
     private func abandonProbe(why: String) {
         configuration.logger.debug("upgrade abandoned, staying on polling", metadata: ["engineio.why": "\(why)"])
-        let (probe, probeID, polling) = inner.withLockedValue { inner in
+        let (probe, probeID, polling, write) = inner.withLockedValue { inner in
             defer { inner.probe = nil; inner.probeID = -1 }
-            // Released in order, under the lock, before any later send (kept if there is no
+            // Queued in order, under the lock, before any later send (kept if there is no
             // transport to take them: never dropped here).
+            var write: TransportWrite?
             if !inner.held.isEmpty, let transport = inner.transport {
-                transport.send(inner.held)
+                write = transport.enqueue(inner.held, afterPeerRead: false)
                 inner.held = []
             }
-            return (inner.probe, inner.probeID, inner.transport as? PollingTransport)
+            return (inner.probe, inner.probeID, inner.transport as? PollingTransport, write)
         }
+        write?.start()
         probe?.close()
         // Polling may already have paused for the switch that is not happening — or be about
         // to: the probe's answer and its timer race, and a pause that came after this resume
@@ -89,7 +91,7 @@ extension Engine {
 
     /// Polling is idle: switch to the WebSocket, send `5`, then everything held, in order.
     private func pollingPaused() {
-        let switched = inner.withLockedValue { inner -> (WebSocketTransport, PollingTransport?, [EnginePacket])? in
+        let switched = inner.withLockedValue { inner -> (TransportWrite?, PollingTransport?, [EnginePacket])? in
             guard case .switchTo(let id) = inner.upgrade.pollingPaused(), let probe = inner.probe,
                   inner.probeID == id, inner.machine.isOpen else { return nil }
             let polling = inner.transport as? PollingTransport
@@ -100,11 +102,11 @@ extension Engine {
             inner.transportID = id
             inner.probe = nil
             inner.probeID = -1
-            // `5` and the held packets go out under the lock: no later send can overtake them.
-            probe.send([.upgrade] + held)
-            return (probe, polling, held)
+            // `5` and the held packets are queued under the lock: no later send can overtake them.
+            return (probe.enqueue([.upgrade] + held, afterPeerRead: false), polling, held)
         }
-        guard let (_, polling, held) = switched else { return }
+        guard let (write, polling, held) = switched else { return }
+        write?.start()
         configuration.logger.debug("upgraded to WebSocket", metadata: ["engineio.held": "\(held.count)"])
         polling?.discard()
         onEvent(.upgraded)

@@ -98,77 +98,66 @@ final class Engine: Sendable {
 
     /// Opens the session on the first configured transport.
     func open() {
-        let action = inner.withLockedValue { $0.machine.start() }
-        switch action {
-        case .none:
-            return
-        case .openTransport(let generation):
-            let kind = configuration.transports.first ?? .websocket
-            let (transport, stale) = inner.withLockedValue { inner -> ((any EngineTransport)?, Bool) in
-                if inner.machine.state == .closed { return (nil, true) }
-                inner.nextTransportID += 1
-                inner.transportID = inner.nextTransportID
-                inner.kind = kind
-                return (nil, false)
-            }
-            guard !stale else { return }
-            // Arm the open timeout before the transport exists, so its events cannot overtake it.
-            armTimer(milliseconds: Self.milliseconds(configuration.connectTimeout), generation: generation)
-            let id = inner.withLockedValue { $0.transportID }
-            let made: any EngineTransport
-            do {
-                made = try makeTransport(kind, sid: nil, id: id)
-            } catch {
-                transportEnded(.transportError("\(error)"), from: id)
-                return
-            }
-            _ = transport
-            let closedMeanwhile = inner.withLockedValue { inner -> Bool in
-                if inner.machine.state == .closed || inner.transportID != id { return true }
-                inner.transport = made
-                // Anything sent before the transport was installed was held.
-                if !inner.held.isEmpty {
-                    made.send(inner.held)
-                    inner.held = []
-                }
-                return false
-            }
-            if closedMeanwhile {
-                made.close()
-                return
-            }
-            // Started only now that it is installed: its handshake (and the session's `open`)
-            // cannot be reported before the engine knows its transport. (Started in its
-            // initialiser, a fast handshake raced the installation: a CONNECT sent meanwhile was
-            // held, the upgrade found no polling transport and dropped what was held.)
-            made.start()
+        let kind = configuration.transports.first ?? .websocket
+        let started = inner.withLockedValue { inner -> (generation: Int, id: Int)? in
+            guard case .openTransport(let generation) = inner.machine.start() else { return nil }
+            inner.nextTransportID += 1
+            inner.transportID = inner.nextTransportID
+            inner.kind = kind
+            return (generation, inner.transportID)
         }
+        guard let (generation, id) = started else { return }
+        // Arm the open timeout before the transport exists, so its events cannot overtake it.
+        armTimer(milliseconds: Self.milliseconds(configuration.connectTimeout), generation: generation)
+        let made: any EngineTransport
+        do {
+            made = try makeTransport(kind, sid: nil, id: id)
+        } catch {
+            transportEnded(.transportError("\(error)"), from: id)
+            return
+        }
+        let installed = inner.withLockedValue { inner -> (installed: Bool, write: TransportWrite?) in
+            if inner.machine.state == .closed || inner.transportID != id { return (false, nil) }
+            inner.transport = made
+            // Anything sent before the transport was installed was held: queued first.
+            defer { inner.held = [] }
+            return (true, inner.held.isEmpty ? nil : made.enqueue(inner.held, afterPeerRead: false))
+        }
+        guard installed.installed else {
+            made.close()
+            return
+        }
+        installed.write?.start()
+        // Started only now that it is installed: its handshake (and the session's `open`)
+        // cannot be reported before the engine knows its transport. (Started in its
+        // initialiser, a fast handshake raced the installation: a CONNECT sent meanwhile was
+        // held, the upgrade found no polling transport and dropped what was held.)
+        made.start()
     }
 
     /// Writes packets if the session is open (holding them while an upgrade pauses polling);
     /// returns `false`, writing nothing, otherwise.
     ///
     /// With `afterPeerRead`, the packets go out once the server has read everything written
-    /// before them (see ``EngineTransport/sendAfterPeerRead(_:)``).
+    /// before them (see ``EngineTransport/enqueue(_:afterPeerRead:)``).
     @discardableResult
     func send(_ packets: [EnginePacket], afterPeerRead: Bool = false) -> Bool {
-        // The write happens under the engine lock (transports only take their own locks and
-        // never call back), so no send can overtake another across a transport switch.
+        // The packets are queued on the transport under the engine lock (transports only take
+        // their own locks and never call back), so no send can overtake another across a
+        // transport switch; the write itself starts after the lock is released.
         // A heartbeat deadline that passed while the process was suspended is acted on first
         // (close with `ping timeout`), so nothing is written into a dead connection and the
         // caller keeps the packets for the next session (socket.io checks before each emit).
-        let outcome = inner.withLockedValue { inner -> (sent: Bool, overdue: Int?) in
-            if let timer = inner.timer, timer.isDue() { return (false, timer.generation) }
-            guard inner.machine.isOpen else { return (false, nil) }
-            if inner.upgrade.holdsPackets || inner.transport == nil {
+        let outcome = inner.withLockedValue { inner -> (sent: Bool, overdue: Int?, write: TransportWrite?) in
+            if let timer = inner.timer, timer.isDue() { return (false, timer.generation, nil) }
+            guard inner.machine.isOpen else { return (false, nil, nil) }
+            guard !inner.upgrade.holdsPackets, let transport = inner.transport else {
                 inner.held.append(contentsOf: packets)
-            } else if afterPeerRead {
-                inner.transport?.sendAfterPeerRead(packets)
-            } else {
-                inner.transport?.send(packets)
+                return (true, nil, nil)
             }
-            return (true, nil)
+            return (true, nil, transport.enqueue(packets, afterPeerRead: afterPeerRead))
         }
+        outcome.write?.start()
         if let overdue = outcome.overdue {
             timerFired(generation: overdue)
             // Closed now (v4), or a v3 ping went out and its new timer is not due: try once more.

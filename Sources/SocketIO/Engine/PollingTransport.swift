@@ -53,12 +53,13 @@ final class PollingTransport: EngineTransport {
         startPolling()
     }
 
-    func send(_ packets: [EnginePacket]) {
-        if transition({ $0.send(packets, fenced: false) }) { postLoop() }
+    func enqueue(_ packets: [EnginePacket], afterPeerRead: Bool) -> TransportWrite? {
+        transition({ $0.send(packets, fenced: afterPeerRead) }) ? .polling(self) : nil
     }
 
-    func sendAfterPeerRead(_ packets: [EnginePacket]) {
-        if transition({ $0.send(packets, fenced: true) }) { postLoop() }
+    /// Starts the POST loop that ``enqueue(_:afterPeerRead:)`` asked for.
+    func startPosting() {
+        postLoop()
     }
 
     func close() {

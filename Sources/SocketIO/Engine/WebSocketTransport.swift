@@ -62,14 +62,9 @@ final class WebSocketTransport: EngineTransport {
 
     private var current: WebSocketClientChannel? { channel.withLockedValue { $0 } }
 
-    func send(_ packets: [EnginePacket]) {
-        guard let channel = current else { return }
-        channel.send(packets.map(message))
-    }
-
-    func sendAfterPeerRead(_ packets: [EnginePacket]) {
-        guard let channel = current else { return }
-        channel.sendAfterPeerRead(packets.map(message))
+    func enqueue(_ packets: [EnginePacket], afterPeerRead: Bool) -> TransportWrite? {
+        guard let channel = current else { return nil }
+        return channel.enqueue(packets.map(message), afterPeerRead: afterPeerRead).map(TransportWrite.webSocket)
     }
 
     /// `packet` as one WebSocket message: Engine.IO sends exactly one packet per message.
