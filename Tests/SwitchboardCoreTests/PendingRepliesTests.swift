@@ -41,7 +41,9 @@ import Testing
         }
         pending.add(7, deadline: deadline, complete: outcomes.completion(7))
         pending.add(8, deadline: deadline, complete: outcomes.completion(8))
-        await clock.waitForSleepers(2)
+        // One timer for both: the second deadline is not earlier than the first.
+        await clock.waitForSleepers(1)
+        #expect(clock.sleeperCount == 1)
         #expect(pending.settle(8, with: .success("eight")))
         clock.advance(by: .seconds(4))
         #expect(pending.contains(7))
@@ -50,8 +52,70 @@ import Testing
         #expect(outcomes.answers(for: 7) == [.failure(Failed(reason: "timed out 7"))])
         #expect(outcomes.answers(for: 8) == [.success("eight")])
         #expect(!pending.settle(7, with: .success("late")))
-        // The answered caller's timer was cancelled: nobody sleeps on the clock any more.
+        // Nothing waits any more: the timer was not armed again.
         await waitUntil { clock.sleeperCount == 0 }
+    }
+
+    @Test func anAnsweredCallerLeavesTheTimerWhichThenServesTheNextDeadline() async {
+        let clock = ManualClock()
+        let pending = PendingReplies<Int, String, Failed>()
+        let outcomes = Outcomes()
+        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
+            Failed(reason: "timed out \($0)")
+        }
+        pending.add(1, deadline: deadline, complete: outcomes.completion(1))
+        await clock.waitForSleepers(1)
+        #expect(pending.settle(1, with: .success("one")))
+        clock.advance(by: .seconds(2))
+        // Added at 2 s, due at 7 s: the timer armed for 5 s stays, no second one.
+        pending.add(2, deadline: deadline, complete: outcomes.completion(2))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(3))
+        // At 5 s the timer fires, finds 2 not due and arms itself for 7 s.
+        await clock.waitForSleepers(1)
+        #expect(pending.contains(2))
+        clock.advance(by: .milliseconds(1_999))
+        #expect(pending.contains(2))
+        clock.advance(by: .milliseconds(1))
+        await waitUntil { outcomes.answers(for: 2).count == 1 }
+        #expect(outcomes.answers(for: 2) == [.failure(Failed(reason: "timed out 2"))])
+        await waitUntil { clock.sleeperCount == 0 }
+    }
+
+    @Test func anEarlierDeadlineTakesTheTimerAndTheLaterOneStillExpires() async {
+        let clock = ManualClock()
+        let pending = PendingReplies<Int, String, Failed>()
+        let outcomes = Outcomes()
+        func deadline(_ seconds: Int) -> PendingReplies<Int, String, Failed>.Deadline {
+            .init(after: .seconds(seconds), on: Timeline(clock)) { Failed(reason: "timed out \($0)") }
+        }
+        pending.add(10, deadline: deadline(10), complete: outcomes.completion(10))
+        await clock.waitForSleepers(1)
+        pending.add(2, deadline: deadline(2), complete: outcomes.completion(2))
+        // The 10 s timer is cancelled for a 2 s one.
+        _ = await clock.waitForSleep(1, matching: { $0 == .seconds(2) })
+        await waitUntil { clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(2))
+        await waitUntil { outcomes.answers(for: 2).count == 1 }
+        #expect(pending.contains(10))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(8))
+        await waitUntil { outcomes.answers(for: 10).count == 1 }
+        #expect(outcomes.all.map(\.0) == [2, 10])
+    }
+
+    @Test func failingEveryCallerStopsTheTimer() async {
+        let clock = ManualClock()
+        let pending = PendingReplies<Int, String, Failed>()
+        let outcomes = Outcomes()
+        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
+            Failed(reason: "timed out \($0)")
+        }
+        pending.add(1, deadline: deadline, complete: outcomes.completion(1))
+        await clock.waitForSleepers(1)
+        pending.failAll(with: Failed(reason: "closed"))
+        await waitUntil { clock.sleeperCount == 0 }
+        #expect(outcomes.answers(for: 1) == [.failure(Failed(reason: "closed"))])
     }
 
     @Test func aLimitRefusesCallersBeyondIt() {
