@@ -7,12 +7,12 @@ import SocketIOProtocol
 /// One Engine.IO session on the server: owns its transport (polling buffer or WebSocket), its
 /// timers, and drives ``EngineSessionStateMachine``.
 ///
-/// Transitions happen under the session's lock. Answering GETs, closing sockets, arming timers
-/// and telling the Socket.IO layer happen after it is released — except writing to the active
-/// WebSocket's queue, which happens under the lock so packets of every namespace keep the order
-/// in which the state machine accepted them (the queue never calls back, so this cannot
-/// deadlock). ``send(_:)`` never calls back into its caller either: a close it causes is
-/// reported from a new task.
+/// Transitions happen under the session's lock. Answering GETs, closing sockets, arming timers,
+/// writing and telling the Socket.IO layer happen after it is released — frames are only
+/// queued on the active WebSocket's writer under the lock, so packets of every namespace keep
+/// the order in which the state machine accepted them (the queue does no I/O and never calls
+/// back). ``send(_:)`` never calls back into its caller either: a close it causes is reported
+/// from a new task.
 final class EngineSession: Sendable {
     typealias Waiter = CheckedContinuation<PollOutcome, Never>
     typealias Machine = EngineSessionStateMachine<Waiter, WebSocketWriter>
@@ -101,31 +101,62 @@ final class EngineSession: Sendable {
 
     // MARK: - Sending
 
-    /// Queues frames for the client. Returns `false` when the session is closed or overflowed.
+    /// Queues frames for the client and starts writing them. Returns `false` when the session
+    /// is closed or overflowed.
     @discardableResult
     func send(_ frames: [EngineFrame]) -> Bool {
-        let (action, written): (Machine.SendAction, Bool) = inner.withLockedValue { inner in
+        let (accepted, followUp) = enqueue(frames)
+        followUp?.perform()
+        return accepted
+    }
+
+    /// What a send leaves to do once the caller's lock is released: start the WebSocket's
+    /// writing, answer the held GET, or close the session.
+    struct FollowUp: Sendable {
+        fileprivate enum Work: Sendable {
+            case flush(WebSocketWriter.Flush)
+            case respond(Waiter, [EngineFrame])
+            case close(EngineSession, Machine.CloseEffects)
+        }
+
+        fileprivate let work: Work
+
+        func perform() {
+            switch work {
+            case .flush(let flush):
+                flush.start()
+            case .respond(let waiter, let frames):
+                waiter.resume(returning: .frames(frames))
+            case .close(let session, let effects):
+                session.logger.debug("closing: the client does not drain its queue")
+                Task { session.perform(effects) }
+            }
+        }
+    }
+
+    /// Queues frames for the client without writing: an owner that keeps its order under its
+    /// own lock (``SocketOutbox``) calls this under it and performs the ``FollowUp`` after.
+    /// `accepted` is `false` when the session is closed or overflowed.
+    func enqueue(_ frames: [EngineFrame]) -> (accepted: Bool, followUp: FollowUp?) {
+        let (action, written): (Machine.SendAction, (accepted: Bool, flush: WebSocketWriter.Flush?)) = inner.withLockedValue { inner in
             let action = inner.machine.send(frames)
-            if case .write(let writer, let frames) = action { return (action, writer.send(webSocketFrames(frames))) }
-            return (action, true)
+            if case .write(let writer, let frames) = action { return (action, writer.enqueue(webSocketFrames(frames))) }
+            return (action, (true, nil))
         }
         switch action {
         case .queued:
-            return true
+            return (true, nil)
         case .write(_, let frames):
             environment.metrics.sent(frames.reduce(0) { $0 + $1.size }, over: .websocket)
             // A writer that overflowed or whose connection is gone refuses: the session hears
             // of it from the writer (`webSocketEnded`), the caller at once.
-            return written
+            return (written.accepted, written.flush.map { FollowUp(work: .flush($0)) })
         case .respond(let waiter, let frames):
-            waiter.resume(returning: .frames(frames))
-            return true
+            return (true, FollowUp(work: .respond(waiter, frames)))
         case .close(let effects):
-            logger.debug("closing: the client does not drain its queue")
-            Task { self.perform(effects) }
-            return false
+            return (false, FollowUp(work: .close(self, effects)))
         case .dropped:
-            return false
+            return (false, nil)
         }
     }
 
@@ -289,14 +320,14 @@ final class EngineSession: Sendable {
     }
 
     private func upgrade(to writer: WebSocketWriter) {
-        let action: Machine.UpgradeAction = inner.withLockedValue { inner in
+        let (action, flush): (Machine.UpgradeAction, WebSocketWriter.Flush?) = inner.withLockedValue { inner in
             let action = inner.machine.upgraded(by: writer)
-            if case .upgraded(let writer, let pending, _) = action {
-                inner.transportKind = .websocket
-                writer.send(webSocketFrames(pending))
-            }
-            return action
+            guard case .upgraded(let writer, let pending, _) = action else { return (action, nil) }
+            inner.transportKind = .websocket
+            // Queued under the lock: no later send overtakes what polling still held.
+            return (action, writer.enqueue(webSocketFrames(pending)).flush)
         }
+        flush?.start()
         switch action {
         case .upgraded(_, _, let release):
             timers.cancel(.upgrade)

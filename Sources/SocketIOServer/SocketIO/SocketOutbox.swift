@@ -6,9 +6,10 @@ import SwitchboardCore
 ///
 /// The outbox outlives a dropped connection when recovery is on: the namespace keeps it in the
 /// socket's rooms, broadcasts keep landing in its log, and a recovering client gets the same
-/// outbox back with everything it missed. Logging a packet and handing it to the session happen
+/// outbox back with everything it missed. Logging a packet and queuing it on the session happen
 /// under one lock, so the log's order is the wire's order and a restore (which snapshots the
-/// log and reattaches under the same lock) neither loses nor repeats a packet.
+/// log and reattaches under the same lock) neither loses nor repeats a packet; the writing
+/// starts after the lock is released (``EngineSession/FollowUp``).
 final class SocketOutbox: Sendable {
     private enum Phase {
         /// Joined the namespace, CONNECT reply not written yet: packets wait behind it.
@@ -42,18 +43,19 @@ final class SocketOutbox: Sendable {
 
     /// Writes the CONNECT reply, then what was delivered since the socket joined.
     func open(reply: [EngineFrame]) {
-        state.withLockedValue { state in
-            guard case .joining(let session, let held) = state.phase else { return }
-            session.send(reply + held.flatMap { $0 })
+        let followUp = state.withLockedValue { state -> EngineSession.FollowUp? in
+            guard case .joining(let session, let held) = state.phase else { return nil }
             state.phase = .open(session)
+            return session.enqueue(reply + held.flatMap { $0 }).followUp
         }
+        followUp?.perform()
     }
 
     /// Sends frames (logging them under `offset` when recovery is on). Returns `false` when
     /// nothing was sent (away or closed; a logged packet still reaches a recovering client).
     @discardableResult
     func deliver(_ frames: [EngineFrame], offset: String?) -> Bool {
-        state.withLockedValue { state in
+        let (sent, followUp) = state.withLockedValue { state -> (Bool, EngineSession.FollowUp?) in
             if let offset, state.log != nil {
                 state.log?.append(offset: offset, frames: frames, now: clock.now())
             }
@@ -61,11 +63,13 @@ final class SocketOutbox: Sendable {
             case .joining(let session, var held):
                 held.append(frames)
                 state.phase = .joining(session, held: held)
-                return true
-            case .open(let session): return session.send(frames)
-            case .away, .closed: return false
+                return (true, nil)
+            case .open(let session): return session.enqueue(frames)
+            case .away, .closed: return (false, nil)
             }
         }
+        followUp?.perform()
+        return sent
     }
 
     /// The connection dropped and the session is kept for recovery.
@@ -90,11 +94,12 @@ final class SocketOutbox: Sendable {
     /// then `reply` (the CONNECT reply), all before anything emitted afterwards. Returns `false`
     /// (changing nothing) when `offset` is not in the log.
     func restore(on session: EngineSession, after offset: String, reply: [EngineFrame]) -> Bool {
-        state.withLockedValue { state in
-            guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return false }
-            session.send(missed + reply)
+        let restored = state.withLockedValue { state -> (followUp: EngineSession.FollowUp?, Void)? in
+            guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return nil }
             state.phase = .open(session)
-            return true
+            return (session.enqueue(missed + reply).followUp, ())
         }
+        restored?.followUp?.perform()
+        return restored != nil
     }
 }

@@ -66,11 +66,38 @@ final class WebSocketWriter: Sendable {
     /// inbound handler: a close from the client then completes the handshake).
     var closeSentOnLoop: Bool { output.value.closeSent }
 
-    /// Queues frames; returns `false` when the connection is closed or the client is too far
-    /// behind (then the connection is closed).
+    /// Queues frames and starts writing them; returns `false` when the connection is closed or
+    /// the client is too far behind (then the connection is closed).
     @discardableResult
     func send(_ frames: some Collection<EngineFrame>) -> Bool {
-        guard !frames.isEmpty else { return true }
+        let (accepted, flush) = enqueue(frames)
+        flush?.start()
+        return accepted
+    }
+
+    /// What starts writing what ``enqueue(_:)`` queued (a drain on the event loop), or closes a
+    /// connection whose client fell too far behind: run after the lock under which the frames
+    /// were queued is released.
+    struct Flush: Sendable {
+        fileprivate let writer: WebSocketWriter
+        fileprivate let overflowed: Bool
+
+        func start() {
+            if overflowed {
+                // The client is not reading: a close frame would only queue behind the rest.
+                writer.channel.close(promise: nil)
+                writer.onOverflow()
+            } else {
+                writer.channel.eventLoop.execute { writer.drain() }
+            }
+        }
+    }
+
+    /// Queues frames without writing (no I/O: an owner may call it under its lock to keep its
+    /// order); the ``Flush`` starts the writing — `nil` when a drain is already due. `accepted`
+    /// is `false` when the connection is closed or the client is too far behind.
+    func enqueue(_ frames: some Collection<EngineFrame>) -> (accepted: Bool, flush: Flush?) {
+        guard !frames.isEmpty else { return (true, nil) }
         let size = frames.reduce(0) { $0 + $1.size }
         let outcome: SendOutcome = state.withLockedValue { state in
             guard !state.closed else { return .closed }
@@ -86,15 +113,11 @@ final class WebSocketWriter: Sendable {
         }
         switch outcome {
         case .queued(let schedule):
-            if schedule { channel.eventLoop.execute { self.drain() } }
-            return true
+            return (true, schedule ? Flush(writer: self, overflowed: false) : nil)
         case .closed:
-            return false
+            return (false, nil)
         case .overflow:
-            // The client is not reading: a close frame would only queue behind the rest.
-            channel.close(promise: nil)
-            onOverflow()
-            return false
+            return (false, Flush(writer: self, overflowed: true))
         }
     }
 
