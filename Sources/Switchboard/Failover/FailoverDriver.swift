@@ -71,50 +71,29 @@ public final class FailoverDriver: ConnectionDriver {
     public let options: Options
     /// The channel's id (the server keys its state by it); a new one when the server no longer
     /// holds the channel (it expired, or the server restarted).
-    public var channelID: String { state.withLockedValue { $0.channelID } }
+    public var channelID: String { snapshot.channelID }
     let logger: Logger
     let timeline: Timeline
-    let state: NIOLockedValueBox<State>
+    /// Every piece of the channel's mutable state; each event runs one transition under the
+    /// lock and its actions after it.
+    let state: NIOLockedValueBox<Machine>
     let requests = PendingReplies<Int, Response, ConnectionError>()
 
-    struct State: Sendable {
-        var channelID = UUID().uuidString
-        /// Whether the channel has been opened on the server once (a later resume recovers it).
-        var opened = false
-        var sender: ReliableSender<Envelope>
-        var receiver: ReliableReceiver
-        var policy: any FailoverPolicy
-        var transport: FailoverTransport?
-        var link: (any FailoverLink)?
-        /// Numbers links; reports from an older one are ignored.
-        var generation = 0
-        var resumeWaiter: (generation: Int, continuation: CheckedContinuation<UInt64, any Error>)?
-        var onEvent: (@Sendable (DriverEvent) -> Void)?
-        var closed = true
-        var nextRequestID = 0
-        var sentAt: [UInt64: Duration] = [:]
-        var ackTimer = false
-        var supervisor: Task<Void, Never>?
-        var ticker: Task<Void, Never>?
-        var observers = ObserverSet<FailoverEvent>()
-        var lastRecovered: Bool?
-        var networkWatch: Task<Void, Never>?
-    }
+    typealias Machine = FailoverChannelStateMachine<any FailoverLink, CheckedContinuation<Void, any Error>, @Sendable (DriverEvent) -> Void>
 
     /// A driver with `options`, switching transports as `policy` decides; nothing opens until ``open(onEvent:)``.
     public init(options: Options, policy: any FailoverPolicy = DefaultFailoverPolicy()) {
         self.options = options
         self.logger = options.logger
         self.timeline = Timeline(options.clock)
-        self.state = NIOLockedValueBox(State(
-            sender: ReliableSender(window: options.window),
-            receiver: ReliableReceiver(ackEvery: options.ackEvery),
-            policy: policy
+        self.state = NIOLockedValueBox(Machine(
+            channelID: UUID().uuidString, window: options.window, ackEvery: options.ackEvery,
+            ackTimeout: options.ackTimeout, policy: policy
         ))
     }
 
     /// The transport carrying the channel now, if one does.
-    public var transport: FailoverTransport? { state.withLockedValue { $0.link == nil ? nil : $0.transport } }
+    public var transport: FailoverTransport? { snapshot.transport }
 
     /// The transport carrying the channel now, by name (`"WebSocket"`, `"Socket.IO"`).
     public var transportName: String? { transport.map { "\($0)" } }
@@ -131,19 +110,18 @@ public final class FailoverDriver: ConnectionDriver {
         observerStream(of: self, \.state, \.observers)
     }
 
+    /// The channel's state as the read-only properties show it (one consistent read).
+    private var snapshot: FailoverChannel.Snapshot { state.withLockedValue { FailoverChannel.Snapshot($0) } }
+
     // MARK: - ConnectionDriver
 
     /// Opens the channel on the policy's first transport (or the other, when it fails) and returns once the server resumed it.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
-        let first = state.withLockedValue { state in
-            state.onEvent = onEvent
-            state.closed = false
-            return state.transport ?? state.policy.initial
-        }
+        let first = state.withLockedValue { $0.open(listener: onEvent) }
         do {
-            try await connectWithRetries(first, attempts: 4)
+            try await connectWithRetries(first, attempts: 4, reportsLoss: false)
         } catch {
-            state.withLockedValue { $0.onEvent = nil; $0.closed = true }
+            shutDown()
             throw error
         }
         startTicker()
@@ -152,17 +130,16 @@ public final class FailoverDriver: ConnectionDriver {
 
     /// Closes the channel's transport; messages not yet acknowledged are dropped and waiting requests fail.
     public func close() async {
-        let (link, tasks) = state.withLockedValue { state in
-            state.closed = true
-            state.onEvent = nil
-            state.generation += 1
-            defer { state.link = nil; state.supervisor = nil; state.ticker = nil; state.networkWatch = nil }
-            state.resumeWaiter?.continuation.resume(throwing: ConnectionError.connectFailed("closed"))
-            state.resumeWaiter = nil
-            return (state.link, [state.supervisor, state.ticker, state.networkWatch])
-        }
-        for task in tasks { task?.cancel() }
-        link?.close()
+        shutDown()
+    }
+
+    /// The channel closes (or did not open): its link, a resume waiting, the background tasks
+    /// and the requests waiting all end.
+    private func shutDown() {
+        let action = state.withLockedValue { $0.close() }
+        action.waiter?.resume(throwing: ConnectionError.connectFailed("closed"))
+        for task in action.tasks { task.cancel() }
+        action.link?.close()
         requests.failAll(with: .connectionLost("the channel closed"))
     }
 
@@ -174,53 +151,48 @@ public final class FailoverDriver: ConnectionDriver {
 
     /// Sends a `request` envelope through the channel and waits at most `timeout` for its reply.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
-        let id = state.withLockedValue { state in
-            defer { state.nextRequestID += 1 }
-            return state.nextRequestID
-        }
         let deadline = PendingReplies<Int, Response, ConnectionError>.Deadline(after: timeout, on: timeline) { _ in
             .timedOut(event: event, after: timeout)
         }
         return try await withCheckedThrowingContinuation { continuation in
-            guard requests.add(id, deadline: deadline, complete: { continuation.resume(with: $0.mapError { $0 as any Error }) }) else {
-                continuation.resume(throwing: ConnectionError.connectionLost("the channel closed"))
-                return
-            }
             do {
-                try transmit(.request(name: event, data: payload, id: id))
+                try transmit(.request(name: event, data: payload)) { id in
+                    requests.add(id, deadline: deadline) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+                }
             } catch {
-                _ = requests.settle(id, with: .failure(error as? ConnectionError ?? .driverFailed("\(error)")))
+                continuation.resume(throwing: error)
             }
         }
     }
 
     /// Whether the last open resumed a channel the server still held (`false`: a new channel).
-    public var recovered: Bool? { state.withLockedValue { $0.lastRecovered } }
+    public var recovered: Bool? { snapshot.recovered }
 
     /// Messages sent and not yet acknowledged by the server (at most ``Options/window``): how far
     /// behind the server is, or how much a switch will send again.
-    public var unacknowledgedCount: Int { state.withLockedValue { $0.sender.unacknowledged.count } }
+    public var unacknowledgedCount: Int { snapshot.unacknowledged }
 
-    /// Numbers `envelope` and writes it on the current link, under the lock (so numbers go out in
-    /// order).
-    func transmit(_ envelope: Envelope) throws {
+    /// Numbers `message` (a decline is not numbered) and writes it on the current link, in
+    /// order; `registering` learns a request's id before anything is written.
+    /// - Throws: ``ConnectionError/queueFull(limit:)`` past the window (nothing was kept).
+    func transmit(_ message: FailoverChannel.Outgoing, registering: (Int) -> Void = { _ in }) throws {
         let now = timeline.now()
-        let failure: ReliableChannelError? = state.withLockedValue { state in
-            do throws(ReliableChannelError) {
-                let seq = try state.sender.send(envelope)
-                if let link = state.link {
-                    state.sentAt[seq] = now
-                    // What was delivered is acknowledged first (piggybacked): the peer never
-                    // sees an answer to a message it still thinks unacknowledged.
-                    if let ack = state.receiver.ackDue() { link.send(.ack(seq: ack)) }
-                    link.send(envelope.numbered(seq))
-                }
-                return nil
-            } catch {
-                return error
-            }
+        let outcome = state.withLockedValue { machine -> Result<Machine.SendAction, ReliableChannelError> in
+            Result { () throws(ReliableChannelError) in try machine.send(message, now: now) }
         }
-        if failure != nil { throw ConnectionError.queueFull(limit: options.window) }
+        guard case .success(let action) = outcome else { throw ConnectionError.queueFull(limit: options.window) }
+        if let id = action.requestID { registering(id) }
+        write(action.write)
+    }
+
+    /// Writes `batch` and what joined it meanwhile, as the link's one writer (so numbers go out
+    /// in order without a write under the lock).
+    func write(_ batch: Machine.Write?) {
+        var next = batch
+        while let batch = next {
+            for envelope in batch.envelopes { batch.link.send(envelope) }
+            next = state.withLockedValue { $0.written(generation: batch.generation) }
+        }
     }
 }
 
@@ -236,13 +208,5 @@ extension FailoverDriver {
 
 extension FailoverDriver {
     /// The channel's state, one line (for logs and the soak harness; never parsed).
-    public var diagnostics: String {
-        state.withLockedValue { state in
-            "channel \(state.channelID): transport \(state.transport.map { "\($0)" } ?? "none"), "
-                + "link \(state.link == nil ? "none" : "open"), generation \(state.generation), "
-                + "resuming \(state.resumeWaiter != nil), supervisor \(state.supervisor == nil ? "none" : "running"), "
-                + "sent \(state.sender.lastSent), unacknowledged \(state.sender.unacknowledged.count), "
-                + "delivered \(state.receiver.delivered), closed \(state.closed)"
-        }
-    }
+    public var diagnostics: String { snapshot.diagnostics }
 }

@@ -1,0 +1,97 @@
+import SocketIOProtocol
+
+/// A failover channel's books, as a value type: its id, what it numbered and the server has not
+/// acknowledged yet (and when each went out), what it delivered and has yet to acknowledge.
+/// ``FailoverChannelStateMachine`` keeps one and decides when to use it; nothing here knows
+/// about links or policies.
+struct FailoverLedger: Sendable {
+    /// The channel's id (the server keys its state by it).
+    private(set) var channelID: String
+    /// Whether the server has opened the channel once (a later resume recovers it).
+    private(set) var openedOnServer = false
+    /// Whether the last resume found the channel the server held (`false`: a new one).
+    private(set) var recovered: Bool?
+    private(set) var sender: ReliableSender<Envelope>
+    private(set) var receiver: ReliableReceiver
+    private(set) var nextRequestID = 0
+    /// When each numbered message went out on the current link (round trips, stalls).
+    private(set) var sentAt: [UInt64: Duration] = [:]
+
+    init(channelID: String, window: Int, ackEvery: Int) {
+        self.channelID = channelID
+        self.sender = ReliableSender(window: window)
+        self.receiver = ReliableReceiver(ackEvery: ackEvery)
+    }
+
+    /// The id of the next request.
+    mutating func requestID() -> Int {
+        defer { nextRequestID += 1 }
+        return nextRequestID
+    }
+
+    /// Numbers `envelope` and keeps it until acknowledged.
+    /// - Throws: ``ReliableChannelError/windowFull(window:)`` (nothing was kept).
+    mutating func number(_ envelope: Envelope) throws(ReliableChannelError) -> UInt64 {
+        try sender.send(envelope)
+    }
+
+    /// Message `seq` goes out on the link now: what to write. What was delivered is acknowledged
+    /// first (piggybacked): the peer never sees an answer to a message it still thinks
+    /// unacknowledged.
+    mutating func sending(_ envelope: Envelope, seq: UInt64, now: Duration) -> [Envelope] {
+        sentAt[seq] = now
+        let ack = receiver.ackDue().map { [Envelope.ack(seq: $0)] } ?? []
+        return ack + [envelope.numbered(seq)]
+    }
+
+    /// The server acknowledged through `seq`: the round trip of `seq` if it went out on this link.
+    /// - Throws: ``ReliableChannelError/ackBeyondSent(seq:lastSent:)``.
+    mutating func acknowledged(through seq: UInt64, now: Duration) throws(ReliableChannelError) -> Duration? {
+        try sender.acknowledged(through: seq)
+        defer { sentAt = sentAt.filter { $0.key > seq } }
+        return sentAt[seq].map { now - $0 }
+    }
+
+    /// Message `seq` arrived.
+    mutating func received(_ seq: UInt64) throws(ReliableChannelError) -> ReliableReceiver.Action {
+        try receiver.received(seq)
+    }
+
+    /// The acknowledgement timer fired: what to acknowledge, if anything is new.
+    mutating func ackDue() -> UInt64? { receiver.ackDue() }
+
+    /// Whether the oldest unacknowledged message went out more than `timeout` before `now`.
+    func stalled(now: Duration, timeout: Duration) -> Bool {
+        guard let oldest = sender.unacknowledged.first?.seq, let sent = sentAt[oldest] else { return false }
+        return now - sent > timeout
+    }
+
+    /// A link opened: the `resume` to send (counts as an acknowledgement).
+    mutating func resume() -> Envelope {
+        .resume(channel: channelID, received: receiver.resumePoint())
+    }
+
+    /// The server resumed the channel and received through `peerReceived`: what it missed, to
+    /// write again in order.
+    /// - Throws: when `peerReceived` is beyond what was sent, or before what is kept.
+    mutating func resumed(peerReceived: UInt64, now: Duration) throws(ReliableChannelError) -> [Envelope] {
+        recovered = openedOnServer
+        openedOnServer = true
+        let resend = try sender.resume(peerReceived: peerReceived)
+        for (seq, _) in resend { sentAt[seq] = now }
+        return resend.map { $0.message.numbered($0.seq) }
+    }
+
+    /// The server no longer holds the channel: a new one, `id`. What the old one had not had
+    /// acknowledged is kept for it (at least once: the server may have handled some before it
+    /// lost the channel), and ``recovered`` will say `false`.
+    mutating func startNewChannel(_ id: String) {
+        let pending = sender.unacknowledged.map(\.message)
+        channelID = id
+        openedOnServer = false
+        sender = ReliableSender(window: sender.window)
+        receiver = ReliableReceiver(ackEvery: receiver.ackEvery)
+        sentAt = [:]
+        for message in pending { _ = try? sender.send(message) }
+    }
+}
