@@ -110,34 +110,10 @@ final class EngineSession: Sendable {
         return accepted
     }
 
-    /// What a send leaves to do once the caller's lock is released: start the WebSocket's
-    /// writing, answer the held GET, or close the session.
-    struct FollowUp: Sendable {
-        fileprivate enum Work: Sendable {
-            case flush(WebSocketWriter.Flush)
-            case respond(Waiter, [EngineFrame])
-            case close(EngineSession, Machine.CloseEffects)
-        }
-
-        fileprivate let work: Work
-
-        func perform() {
-            switch work {
-            case .flush(let flush):
-                flush.start()
-            case .respond(let waiter, let frames):
-                waiter.resume(returning: .frames(frames))
-            case .close(let session, let effects):
-                session.logger.debug("closing: the client does not drain its queue")
-                Task { session.perform(effects) }
-            }
-        }
-    }
-
     /// Queues frames for the client without writing: an owner that keeps its order under its
-    /// own lock (``SocketOutbox``) calls this under it and performs the ``FollowUp`` after.
+    /// own lock (``SocketOutbox``) calls this under it and performs the ``SendFollowUp`` after.
     /// `accepted` is `false` when the session is closed or overflowed.
-    func enqueue(_ frames: [EngineFrame]) -> (accepted: Bool, followUp: FollowUp?) {
+    func enqueue(_ frames: [EngineFrame]) -> (accepted: Bool, followUp: SendFollowUp?) {
         let (action, written): (Machine.SendAction, (accepted: Bool, flush: WebSocketWriter.Flush?)) = inner.withLockedValue { inner in
             let action = inner.machine.send(frames)
             if case .write(let writer, let frames) = action { return (action, writer.enqueue(webSocketFrames(frames))) }
@@ -150,11 +126,11 @@ final class EngineSession: Sendable {
             environment.metrics.sent(frames.reduce(0) { $0 + $1.size }, over: .websocket)
             // A writer that overflowed or whose connection is gone refuses: the session hears
             // of it from the writer (`webSocketEnded`), the caller at once.
-            return (written.accepted, written.flush.map { FollowUp(work: .flush($0)) })
+            return (written.accepted, written.flush.map { SendFollowUp(work: .flush($0)) })
         case .respond(let waiter, let frames):
-            return (true, FollowUp(work: .respond(waiter, frames)))
+            return (true, SendFollowUp(work: .respond(waiter, frames)))
         case .close(let effects):
-            return (false, FollowUp(work: .close(self, effects)))
+            return (false, SendFollowUp(work: .close(self, effects)))
         case .dropped:
             return (false, nil)
         }

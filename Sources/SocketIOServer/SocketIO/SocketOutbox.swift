@@ -9,7 +9,7 @@ import SwitchboardCore
 /// outbox back with everything it missed. Logging a packet and queuing it on the session happen
 /// under one lock, so the log's order is the wire's order and a restore (which snapshots the
 /// log and reattaches under the same lock) neither loses nor repeats a packet; the writing
-/// starts after the lock is released (``EngineSession/FollowUp``).
+/// starts after the lock is released (``SendFollowUp``).
 final class SocketOutbox: Sendable {
     private enum Phase {
         /// Joined the namespace, CONNECT reply not written yet: packets wait behind it.
@@ -43,7 +43,7 @@ final class SocketOutbox: Sendable {
 
     /// Writes the CONNECT reply, then what was delivered since the socket joined.
     func open(reply: [EngineFrame]) {
-        let followUp = state.withLockedValue { state -> EngineSession.FollowUp? in
+        let followUp = state.withLockedValue { state -> SendFollowUp? in
             guard case .joining(let session, let held) = state.phase else { return nil }
             state.phase = .open(session)
             return session.enqueue(reply + held.flatMap { $0 }).followUp
@@ -55,7 +55,7 @@ final class SocketOutbox: Sendable {
     /// nothing was sent (away or closed; a logged packet still reaches a recovering client).
     @discardableResult
     func deliver(_ frames: [EngineFrame], offset: String?) -> Bool {
-        let (sent, followUp) = state.withLockedValue { state -> (Bool, EngineSession.FollowUp?) in
+        let (sent, followUp) = state.withLockedValue { state -> (Bool, SendFollowUp?) in
             if let offset, state.log != nil {
                 state.log?.append(offset: offset, frames: frames, now: clock.now())
             }
@@ -94,7 +94,7 @@ final class SocketOutbox: Sendable {
     /// then `reply` (the CONNECT reply), all before anything emitted afterwards. Returns `false`
     /// (changing nothing) when `offset` is not in the log.
     func restore(on session: EngineSession, after offset: String, reply: [EngineFrame]) -> Bool {
-        let restored = state.withLockedValue { state -> (followUp: EngineSession.FollowUp?, Void)? in
+        let restored = state.withLockedValue { state -> (followUp: SendFollowUp?, Void)? in
             guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return nil }
             state.phase = .open(session)
             return (session.enqueue(missed + reply).followUp, ())
