@@ -7,55 +7,54 @@ extension Socket {
     /// (no items), `disconnect` (the reason), `connect_error` (message, data).
     @discardableResult
     public func on(_ event: String, _ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        ListenerID(value: inner.withLockedValue { $0.listeners.add(event, once: false, handler) })
+        ListenerID(value: listeners.registry { $0.add(event, once: false, handler) })
     }
 
     /// Calls `handler` for the next `event` only.
     @discardableResult
     public func once(_ event: String, _ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        ListenerID(value: inner.withLockedValue { $0.listeners.add(event, once: true, handler) })
+        ListenerID(value: listeners.registry { $0.add(event, once: true, handler) })
     }
 
     /// Removes one listener.
     public func off(_ id: ListenerID) {
-        inner.withLockedValue { $0.listeners.remove(id.value) }
+        listeners.registry { $0.remove(id.value) }
     }
 
     /// Removes every listener of `event`.
     public func off(_ event: String) {
-        inner.withLockedValue { $0.listeners.removeAll(named: event) }
+        listeners.registry { $0.removeAll(named: event) }
     }
 
     /// Calls `handler` for every incoming event, before the named listeners.
     @discardableResult
     public func onAny(_ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        ListenerID(value: inner.withLockedValue { $0.listeners.addAny(handler) })
+        ListenerID(value: listeners.registry { $0.addAny(handler) })
     }
 
     /// Removes every catch-all listener.
     public func offAny() {
-        inner.withLockedValue { $0.listeners.removeAllAny() }
+        listeners.registry { $0.removeAllAny() }
     }
 
     /// Calls `handler` for every event as it is handed to the connection (buffered emits when
     /// they are flushed, not when buffered).
     @discardableResult
     public func onAnyOutgoing(_ handler: @escaping @Sendable (SocketEvent) -> Void) -> ListenerID {
-        ListenerID(value: inner.withLockedValue { $0.listeners.addAnyOutgoing(handler) })
+        ListenerID(value: listeners.registry { $0.addAnyOutgoing(handler) })
     }
 
     /// Removes every outgoing catch-all listener.
     public func offAnyOutgoing() {
-        inner.withLockedValue { $0.listeners.removeAllAnyOutgoing() }
+        listeners.registry { $0.removeAllAnyOutgoing() }
     }
 
     /// The `event`s from the server as an async sequence; it ends when the task stops iterating
     /// or the manager is closed (``Manager/close()``).
     public func events(named event: String) -> AsyncStream<SocketEvent> {
         let (stream, continuation) = AsyncStream<SocketEvent>.makeStream()
-        let id = on(event) { continuation.yield($0) }
-        endOnClose(id, continuation.finish)
-        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
+        let id = listeners.stream({ $0.add(event, once: false) { continuation.yield($0) } }, endedBy: continuation.finish)
+        continuation.onTermination = { [weak self] _ in self?.listeners.streamEnded(id) }
         return stream
     }
 
@@ -63,27 +62,15 @@ extension Socket {
     /// or the manager is closed.
     public func allEvents() -> AsyncStream<SocketEvent> {
         let (stream, continuation) = AsyncStream<SocketEvent>.makeStream()
-        let id = onAny { continuation.yield($0) }
-        endOnClose(id, continuation.finish)
-        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
+        let id = listeners.stream({ $0.addAny { continuation.yield($0) } }, endedBy: continuation.finish)
+        continuation.onTermination = { [weak self] _ in self?.listeners.streamEnded(id) }
         return stream
-    }
-
-    private func endOnClose(_ id: ListenerID, _ finish: @escaping @Sendable () -> Void) {
-        inner.withLockedValue { $0.streamEnders[id.value] = finish }
-    }
-
-    private func streamEnded(_ id: ListenerID) {
-        off(id)
-        _ = inner.withLockedValue { $0.streamEnders.removeValue(forKey: id.value) }
     }
 
     /// Ends every async sequence made by this socket (its manager was closed).
     func finishStreams() {
-        let (enders, observers) = inner.withLockedValue { inner in
-            defer { inner.streamEnders = [:] }
-            return (Array(inner.streamEnders.values), inner.statusObservers.takeAll())
-        }
+        let enders = listeners.takeStreamEnders()
+        let observers = inner.withLockedValue { $0.statusObservers.takeAll() }
         for end in enders { end() }
         for observer in observers { observer.finish() }
     }
@@ -93,15 +80,16 @@ extension Socket {
     /// An item that does not decode ends the sequence with ``SocketIOError/payloadConversion(_:)``.
     public func events<T: Decodable & Sendable>(named event: String, as type: T.Type) -> AsyncThrowingStream<T, any Error> {
         let (stream, continuation) = AsyncThrowingStream<T, any Error>.makeStream()
-        let id = on(event) { event in
-            do {
-                continuation.yield(try Socket.decode(T.self, from: event.items.first ?? .null))
-            } catch {
-                continuation.finish(throwing: error)
+        let id = listeners.stream({ registry in
+            registry.add(event, once: false) { event in
+                do {
+                    continuation.yield(try Socket.decode(T.self, from: event.items.first ?? .null))
+                } catch {
+                    continuation.finish(throwing: error)
+                }
             }
-        }
-        endOnClose(id) { continuation.finish() }
-        continuation.onTermination = { [weak self] _ in self?.streamEnded(id) }
+        }, endedBy: { continuation.finish() })
+        continuation.onTermination = { [weak self] _ in self?.listeners.streamEnded(id) }
         return stream
     }
 

@@ -53,7 +53,7 @@ extension Socket {
 
     /// Runs the listeners of `event` on the executor (catch-alls first).
     func dispatch(_ event: SocketEvent, includeAny: Bool) {
-        let handlers = inner.withLockedValue { $0.listeners.take(for: event.name, includeAny: includeAny) }
+        let handlers = listeners.registry { $0.take(for: event.name, includeAny: includeAny) }
         guard !handlers.isEmpty else { return }
         manager.handlers.run {
             for handler in handlers { handler(event) }
@@ -61,7 +61,7 @@ extension Socket {
     }
 
     func reportOutgoing(_ packets: [SocketPacket]) {
-        let handlers = inner.withLockedValue { $0.listeners.outgoing }
+        let handlers = listeners.registry { $0.outgoing }
         guard !handlers.isEmpty else { return }
         let events = packets.compactMap { packet in
             packet.eventName.map { SocketEvent(name: $0, items: packet.arguments) }

@@ -24,11 +24,8 @@ public final class Socket: Sendable {
 
     struct Inner: Sendable {
         var machine: SocketStateMachine
-        var listeners = ListenerRegistry<SocketEvent>()
         var auth: SocketAuth
         var statusObservers = ObserverSet<SocketStatus>()
-        /// Ends the event streams made by `events(named:)` and `allEvents()` (manager closed).
-        var streamEnders: [Int: @Sendable () -> Void] = [:]
         var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         /// At-least-once emits (`retries` > 0): one in flight, in order.
         var retryQueue = RetryQueue()
@@ -37,6 +34,8 @@ public final class Socket: Sendable {
     }
 
     let inner: NIOLockedValueBox<Inner>
+    /// The listeners and the event sequences, beside the connection state.
+    let listeners = SocketListeners()
     /// `emitWithAck` callers waiting for the server's ack, by ack id.
     let pendingAcks = PendingReplies<Int, [JSONValue], SocketIOError>()
 

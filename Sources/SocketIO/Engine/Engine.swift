@@ -242,30 +242,38 @@ final class Engine: Sendable {
         }
     }
 
+    /// One event of transport `id`. For the active transport a packet's transition happens in
+    /// the same lock section that finds the transport's role: one lock per packet.
     func handle(_ event: TransportEvent, from id: Int) {
-        let role: Role = inner.withLockedValue { inner in
-            if id == inner.transportID { return .active }
-            if inner.probeID == id { return .probe }
-            return .stale
+        let step: Step = inner.withLockedValue { inner in
+            guard id == inner.transportID else { return inner.probeID == id ? .probe : .stale }
+            guard case .packet(let packet) = event else { return .ended }
+            return .received(packet, inner.machine.received(packet))
         }
-        switch role {
+        switch step {
         case .stale:
             return
         case .probe:
             handleProbeEvent(event, from: id)
-        case .active:
-            switch event {
-            case .packet(let packet):
-                configuration.logger.trace("received", metadata: ["engineio.packet": "\(packet)"])
-                let action = inner.withLockedValue { $0.machine.received(packet) }
-                perform(action)
-            case .ended(let reason):
-                transportEnded(reason, from: id)
-            }
+        case .received(let packet, let action):
+            configuration.logger.trace("received", metadata: ["engineio.packet": "\(packet)"])
+            perform(action)
+        case .ended:
+            if case .ended(let reason) = event { transportEnded(reason, from: id) }
         }
     }
 
-    private enum Role { case active, probe, stale }
+    /// What a transport's event is to the engine.
+    private enum Step {
+        /// From a transport the engine no longer uses.
+        case stale
+        /// From the upgrade's probe.
+        case probe
+        /// A packet of the active transport, and the machine's answer to it.
+        case received(EnginePacket, EngineStateMachine.ReceiveAction)
+        /// The active transport ended.
+        case ended
+    }
 
     private func transportEnded(_ reason: EngineCloseReason, from id: Int) {
         configuration.logger.debug("transport ended", metadata: ["engineio.reason": "\(reason)"])
@@ -340,10 +348,6 @@ final class Engine: Sendable {
         }
         timer?.cancel()
         return (transport, probe)
-    }
-
-    private func currentTransport() -> (any EngineTransport)? {
-        inner.withLockedValue { $0.transport }
     }
 
     func armTimer(milliseconds: Int, generation: Int) {
