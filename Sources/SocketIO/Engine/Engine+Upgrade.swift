@@ -30,10 +30,9 @@ extension Engine {
         }
         probe.start()
         probe.send([.ping("probe")])
-        let clock = config.clock
-        let timeout = config.probeTimeout
-        Task { [weak self] in
-            try? await clock.sleep(for: timeout)
+        // An event-loop timer on the real clock (no task sleeping per upgrade); a probe that
+        // already finished makes it a no-op.
+        _ = timeline.schedule(config.probeTimeout) { [weak self] in
             self?.probeFailed(id, why: "no answer to the probe in time")
         }
     }

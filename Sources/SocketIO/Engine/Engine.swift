@@ -72,7 +72,7 @@ final class Engine: Sendable {
     let inner: NIOLockedValueBox<Inner>
     /// The heartbeat timer's clock: the event loop's timers with the real clock (no task
     /// sleeping per connection), a sleeping task with a test clock.
-    private let timeline: Timeline
+    let timeline: Timeline
 
     init(configuration: Configuration, onEvent: @escaping @Sendable (EngineEvent) -> Void) {
         self.configuration = configuration
