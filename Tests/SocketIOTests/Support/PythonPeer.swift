@@ -80,6 +80,8 @@ final class PythonPeer: @unchecked Sendable {
     /// pipe closes, so a crashed test run leaves no server behind.
     private let stdinPipe: Pipe
     private let stdoutPipe: Pipe
+    /// The log as it arrives, for ``waitForLog(containing:within:)`` to await.
+    private let logText: PeerLog
     private let lock = NSLock()
     private var stopped = false
 
@@ -156,12 +158,13 @@ final class PythonPeer: @unchecked Sendable {
         let process = Process()
         let stdinPipe = Pipe()
         let stdoutPipe = Pipe()
+        let stderrPipe = Pipe()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", kind.script, "--port", String(port), "--watch-stdin"] + arguments
         process.currentDirectoryURL = packageRoot
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
-        process.standardError = logHandle
+        process.standardError = stderrPipe
         let exited = ExitSignal()
         process.terminationHandler = { _ in exited.signal() }
         do {
@@ -170,7 +173,10 @@ final class PythonPeer: @unchecked Sendable {
             try? logHandle.close()
             throw PythonPeerError.launchFailed(kind: kind, reason: "\(python): \(error)")
         }
-        try? logHandle.close()  // the child has its own descriptor
+        // The child's stderr is read as it comes: written to the log file and handed to the
+        // waiters of `waitForLog`.
+        let logText = PeerLog()
+        startReadingStderr(stderrPipe.fileHandleForReading, into: logText, file: logHandle)
 
         let ready = ReadySignal()
         startReadingStdout(stdoutPipe.fileHandleForReading, into: ready)
@@ -186,17 +192,18 @@ final class PythonPeer: @unchecked Sendable {
             }
         } catch {
             let peer = PythonPeer(kind: kind, port: port, logPath: logURL.path, process: process,
-                                  exited: exited, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
+                                  exited: exited, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe, logText: logText)
             await peer.stopped()
             if error is CancellationError { throw error }
             throw PythonPeerError.notReady(kind: kind, reason: "\(error)", logPath: logURL.path,
                                            logTail: peer.log(lastLines: 40))
         }
         return PythonPeer(kind: kind, port: readyPort, logPath: logURL.path, process: process, exited: exited,
-                          stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
+                          stdinPipe: stdinPipe, stdoutPipe: stdoutPipe, logText: logText)
     }
 
-    private init(kind: Kind, port: Int, logPath: String, process: Process, exited: ExitSignal, stdinPipe: Pipe, stdoutPipe: Pipe) {
+    private init(kind: Kind, port: Int, logPath: String, process: Process, exited: ExitSignal, stdinPipe: Pipe, stdoutPipe: Pipe, logText: PeerLog) {
+        self.logText = logText
         self.kind = kind
         self.port = port
         self.logPath = logPath
@@ -260,15 +267,12 @@ final class PythonPeer: @unchecked Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "(no log at \(logPath))"
     }
 
-    /// Waits until the log holds every one of `lines`, at most `seconds` (the peer is another
-    /// process writing a file: its log is read again every 20 ms, there is no event to await).
-    /// Fails with the log's tail.
+    /// Waits until the log holds every one of `lines`, at most `seconds`: woken by each chunk
+    /// the peer writes to its stderr. Fails with the log's tail.
     func waitForLog(containing lines: [String], within seconds: Double = 30) async throws {
         do {
             try await withTimeout(seconds, "the \(kind) log") {
-                while case let log = self.log(), !lines.allSatisfy(log.contains) {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                try await self.logText.wait { log in lines.allSatisfy(log.contains) }
             }
         } catch {
             Issue.record("the \(kind) log lacks one of \(lines): \(log(lastLines: 20))")
@@ -408,5 +412,65 @@ private final class ReadySignal: @unchecked Sendable {
                 lock.unlock()
             }
         }
+    }
+}
+
+/// The peer's stderr as it arrives, with the tasks waiting for something to appear in it.
+private final class PeerLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+    private var waiters: [UUID: (condition: (String) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = [:]
+
+    /// Appends a chunk and resumes the waiters it satisfies.
+    func append(_ chunk: String) {
+        lock.lock()
+        text += chunk
+        let log = text
+        let ready = waiters.filter { $0.value.condition(log) }
+        for id in ready.keys { waiters.removeValue(forKey: id) }
+        lock.unlock()
+        for waiter in ready.values { waiter.continuation.resume() }
+    }
+
+    /// Returns once `condition` holds for the log (at once if it does already); throws
+    /// `CancellationError` when the waiting task is cancelled.
+    func wait(until condition: @escaping (String) -> Bool) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                lock.lock()
+                if condition(text) || Task.isCancelled {
+                    lock.unlock()
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                    return
+                }
+                waiters[id] = (condition, continuation)
+                lock.unlock()
+            }
+        } onCancel: {
+            lock.lock()
+            let waiter = waiters.removeValue(forKey: id)
+            lock.unlock()
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// Reads the child's stderr on a thread of its own until EOF: each chunk goes to the log file
+/// (for a failing test to print) and to `log`'s waiters.
+private func startReadingStderr(_ handle: FileHandle, into log: PeerLog, file: FileHandle) {
+    Thread.detachNewThread {
+        let descriptor = handle.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            let chunk = Data(buffer[0..<count])
+            file.write(chunk)
+            log.append(String(decoding: chunk, as: UTF8.self))
+        }
+        try? file.close()
+        withExtendedLifetime(handle) {}
     }
 }
