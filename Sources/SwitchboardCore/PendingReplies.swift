@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 /// what expired and arms itself for the next. A caller answered in time leaves the timer as it
 /// is (no cancel, no new timer per call), so a stream of calls with the same timeout arms a
 /// timer only when the previous one fires — not one per call, which on an event loop's timers
-/// woke the loop's thread once more per call.
+/// woke the loop's thread once more per call. The timer stops when the owner fails its callers
+/// (a disconnect, a close) or goes away.
 package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Failure: Error>: Sendable {
     /// Hears the outcome, exactly once (never under the lock).
     package typealias Completion = @Sendable (Result<Reply, Failure>) -> Void
@@ -62,6 +63,11 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
     private let state = NIOLockedValueBox(State())
 
     package init() {}
+
+    deinit {
+        // A timer left armed after the last answer: its owner is gone, nothing is due.
+        state.withLockedValue { $0.timer?.cancel }?()
+    }
 
     /// How many wait now.
     package var count: Int { state.withLockedValue { $0.entries.count } }
@@ -151,9 +157,16 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
         return true
     }
 
-    /// Fails these ids (those that still wait) with `failure`.
+    /// Fails these ids (those that still wait) with `failure`; the timer stops when nobody is
+    /// left waiting (a disconnect: no call follows soon to reuse it).
     package func fail(_ ids: some Sequence<ID>, with failure: Failure) {
-        let taken = state.withLockedValue { state in ids.compactMap { state.entries.removeValue(forKey: $0) } }
+        let (taken, timer) = state.withLockedValue { state in
+            let taken = ids.compactMap { state.entries.removeValue(forKey: $0) }
+            guard state.entries.isEmpty else { return (taken, Timer?.none) }
+            defer { state.timer = nil }
+            return (taken, state.timer)
+        }
+        timer?.cancel?()
         for entry in taken { entry.complete(.failure(failure)) }
     }
 

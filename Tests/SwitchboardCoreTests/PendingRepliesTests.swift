@@ -104,6 +104,30 @@ import Testing
         #expect(outcomes.all.map(\.0) == [2, 10])
     }
 
+    @Test func failingTheLastCallersStopsTheTimerAndSoDoesTheOwnerGoing() async {
+        let clock = ManualClock()
+        let outcomes = Outcomes()
+        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
+            Failed(reason: "timed out \($0)")
+        }
+        var pending: PendingReplies<Int, String, Failed>? = PendingReplies()
+        pending?.add(1, deadline: deadline, complete: outcomes.completion(1))
+        pending?.add(2, deadline: deadline, complete: outcomes.completion(2))
+        await clock.waitForSleepers(1)
+        pending?.fail([1], with: Failed(reason: "left"))
+        #expect(clock.sleeperCount == 1, "2 still waits: the timer stays")
+        pending?.fail([2], with: Failed(reason: "left"))
+        await waitUntil { clock.sleeperCount == 0 }
+
+        pending?.add(3, deadline: deadline, complete: outcomes.completion(3))
+        await clock.waitForSleepers(1)
+        #expect(pending?.settle(3, with: .success("three")) == true)
+        #expect(clock.sleeperCount == 1, "answered in time: the timer stays for the next call")
+        pending = nil
+        await waitUntil { clock.sleeperCount == 0 }
+        #expect(outcomes.all.count == 3)
+    }
+
     @Test func failingEveryCallerStopsTheTimer() async {
         let clock = ManualClock()
         let pending = PendingReplies<Int, String, Failed>()
