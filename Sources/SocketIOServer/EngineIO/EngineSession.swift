@@ -26,9 +26,8 @@ final class EngineSession: Sendable {
 
     private struct Inner {
         var machine: Machine
+        /// The application, from ``start(client:)`` until the session closes.
         var client: (any EngineApplication)?
-        /// Polling until an upgrade completes (or WebSocket from the start).
-        var transportKind: SocketIOServer.TransportKind
     }
 
     let sid: String
@@ -72,7 +71,7 @@ final class EngineSession: Sendable {
         } else {
             Machine(polling: environment.pollingLimits, timing: environment.timing, version: version)
         }
-        self.inner = NIOLockedValueBox(Inner(machine: machine, transportKind: webSocket == nil ? .polling : .websocket))
+        self.inner = NIOLockedValueBox(Inner(machine: machine))
         self.timers = TimerSlots(clock: environment.clock)
     }
 
@@ -86,15 +85,21 @@ final class EngineSession: Sendable {
         self.arm(arm)
     }
 
-    var isClosed: Bool { inner.withLockedValue { $0.machine.isClosed } }
+    /// One input to the machine (or a read of it), under the lock; what it returns is done
+    /// after.
+    private func transition<T>(_ input: (inout Machine) -> T) -> T {
+        inner.withLockedValue { input(&$0.machine) }
+    }
+
+    var isClosed: Bool { transition { $0.isClosed } }
 
     /// The transport carrying the session (the last one, once closed).
-    var currentTransport: SocketIOServer.TransportKind { inner.withLockedValue { $0.transportKind } }
+    var currentTransport: SocketIOServer.TransportKind { transition { $0.carrier } }
 
     /// Whether a WebSocket may start an upgrade (the session is on polling, not upgrading).
     var canUpgrade: Bool {
-        inner.withLockedValue { inner in
-            if case .polling = inner.machine.transport { return true }
+        transition { machine in
+            if case .polling = machine.transport { return true }
             return false
         }
     }
@@ -114,8 +119,8 @@ final class EngineSession: Sendable {
     /// own lock (``SocketOutbox``) calls this under it and performs the ``SendFollowUp`` after.
     /// `accepted` is `false` when the session is closed or overflowed.
     func enqueue(_ frames: [EngineFrame]) -> (accepted: Bool, followUp: SendFollowUp?) {
-        let (action, written): (Machine.SendAction, (accepted: Bool, flush: WebSocketWriter.Flush?)) = inner.withLockedValue { inner in
-            let action = inner.machine.send(frames)
+        let (action, written): (Machine.SendAction, (accepted: Bool, flush: WebSocketWriter.Flush?)) = transition { machine in
+            let action = machine.send(frames)
             if case .write(let writer, let frames) = action { return (action, writer.enqueue(webSocketFrames(frames))) }
             return (action, (true, nil))
         }
@@ -156,13 +161,13 @@ final class EngineSession: Sendable {
 
     /// Closes the session (no-op when closed).
     func close(_ reason: EngineCloseReason) {
-        guard let effects = inner.withLockedValue({ $0.machine.close(reason) }) else { return }
+        guard let effects = transition({ $0.close(reason) }) else { return }
         perform(effects)
     }
 
     /// The WebSocket `writer` ended; closes the session if it was its transport.
     func webSocketEnded(_ writer: WebSocketWriter, reason: EngineCloseReason) {
-        let effects = inner.withLockedValue { $0.machine.webSocketEnded(writer, reason: reason) }
+        let effects = transition { $0.webSocketEnded(writer, reason: reason) }
         if let effects { perform(effects) }
     }
 
@@ -185,8 +190,8 @@ final class EngineSession: Sendable {
 
     /// Whether a GET is held now.
     var holdsPoll: Bool {
-        inner.withLockedValue { inner in
-            switch inner.machine.transport {
+        transition { machine in
+            switch machine.transport {
             case .polling(let buffer), .upgrading(let buffer, _, _): buffer.waiter != nil
             case .webSocket, .closing, .closed: false
             }
@@ -194,15 +199,15 @@ final class EngineSession: Sendable {
     }
 
     func inner(poll waiter: Waiter) -> Machine.PollAction {
-        inner.withLockedValue { $0.machine.poll(waiter) }
+        transition { $0.poll(waiter) }
     }
 
     func innerBeginPost() -> Machine.PostAction {
-        inner.withLockedValue { $0.machine.beginPost() }
+        transition { $0.beginPost() }
     }
 
     func innerEndPost() {
-        inner.withLockedValue { $0.machine.endPost() }
+        transition { $0.endPost() }
     }
 
     /// A lingering session delivered its last packets.
@@ -220,7 +225,7 @@ final class EngineSession: Sendable {
     }
 
     private func timerFired(_ kind: EngineTimerKind, generation: Int) {
-        let action = inner.withLockedValue { $0.machine.timerFired(kind, generation: generation) }
+        let action = transition { $0.timerFired(kind, generation: generation) }
         switch action {
         case .heartbeat(.sendPing(let deadline)):
             arm(deadline)
@@ -261,7 +266,7 @@ final class EngineSession: Sendable {
                 close(.transportError("invalid heartbeat direction"))
                 return
             }
-            if let arm = inner.withLockedValue({ $0.machine.pong() }) { self.arm(arm) }
+            if let arm = transition({ $0.pong() }) { self.arm(arm) }
         case .ping(let data):
             if let writer, data == "probe" {
                 probe(from: writer)
@@ -269,7 +274,7 @@ final class EngineSession: Sendable {
             }
             // Engine.IO v3: the client pings and the server answers; v4: only the server
             // pings (the JS server closes the session).
-            guard let arm = inner.withLockedValue({ $0.machine.clientPinged() }) else {
+            guard let arm = transition({ $0.clientPinged() }) else {
                 close(.transportError("invalid heartbeat direction"))
                 return
             }
@@ -286,7 +291,7 @@ final class EngineSession: Sendable {
     }
 
     private func probe(from writer: WebSocketWriter) {
-        switch inner.withLockedValue({ $0.machine.probed(by: writer) }) {
+        switch transition({ $0.probed(by: writer) }) {
         case .answer(let writer, let release):
             writer.send([.probeAnswer])
             release?.resume(returning: .frames([.noop]))
@@ -296,10 +301,9 @@ final class EngineSession: Sendable {
     }
 
     private func upgrade(to writer: WebSocketWriter) {
-        let (action, flush): (Machine.UpgradeAction, WebSocketWriter.Flush?) = inner.withLockedValue { inner in
-            let action = inner.machine.upgraded(by: writer)
+        let (action, flush): (Machine.UpgradeAction, WebSocketWriter.Flush?) = transition { machine in
+            let action = machine.upgraded(by: writer)
             guard case .upgraded(let writer, let pending, _) = action else { return (action, nil) }
-            inner.transportKind = .websocket
             // Queued under the lock: no later send overtakes what polling still held.
             return (action, writer.enqueue(webSocketFrames(pending)).flush)
         }
@@ -317,7 +321,7 @@ final class EngineSession: Sendable {
 
     /// A WebSocket with this session's sid opened; returns whether it may probe.
     func upgradeRequested(by writer: WebSocketWriter) -> Bool {
-        guard let arm = inner.withLockedValue({ $0.machine.upgradeRequested(by: writer) }) else { return false }
+        guard let arm = transition({ $0.upgradeRequested(by: writer) }) else { return false }
         self.arm(arm)
         return true
     }

@@ -184,6 +184,7 @@ extension EngineSessionStateMachine {
         let waiter = buffer.takeWaiter()
         let pending = buffer.takeAll()
         transport = .webSocket(socket)
+        carrier = .websocket
         _ = arm(.upgrade, after: .zero)  // invalidates the pending upgrade timeout
         return .upgraded(socket, flush: pending, release: waiter)
     }

@@ -43,6 +43,9 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
     /// closes a session whose pings stop for `pingInterval + pingTimeout`.
     let version: EngineIOVersion
     var transport: Transport
+    /// What carries the session's messages: polling until an upgrade completes (or WebSocket
+    /// from the start); the last one once closed.
+    var carrier: SocketIOServer.TransportKind
     private(set) var awaitingPong = false
     private var generations: [TimerKind: Int] = [:]
 
@@ -50,12 +53,14 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
         self.timing = timing
         self.version = version
         self.transport = .polling(PollingBuffer(limits: limits))
+        self.carrier = .polling
     }
 
     init(webSocket socket: Socket, timing: Timing, version: EngineIOVersion = .v4) {
         self.timing = timing
         self.version = version
         self.transport = .webSocket(socket)
+        self.carrier = .websocket
     }
 
     var isClosed: Bool {

@@ -87,6 +87,21 @@ struct EngineSessionStateMachineTests {
         guard case .none = machine.timerFired(.upgrade, generation: timer?.generation ?? 0) else { Issue.record("stale"); return }
     }
 
+    @Test("the carrier: polling until the upgrade completes, WebSocket after, and still after the close")
+    func carrier() {
+        var machine = polling()
+        let probe = Probe()
+        #expect(machine.carrier == .polling)
+        _ = machine.upgradeRequested(by: probe)
+        _ = machine.probed(by: probe)
+        #expect(machine.carrier == .polling, "probing does not move the session")
+        _ = machine.upgraded(by: probe)
+        #expect(machine.carrier == .websocket)
+        _ = machine.close(.transportClose)
+        #expect(machine.carrier == .websocket, "the last transport, once closed")
+        #expect(Machine(webSocket: Probe(), timing: Self.timing).carrier == .websocket)
+    }
+
     @Test("upgrade timeout and a failing probe both return to polling; a second upgrade is refused while one runs")
     func upgradeAborted() {
         var machine = polling()
