@@ -34,7 +34,7 @@ extension Namespace {
 
     /// Handles events other servers send with ``serverSideEmit(_:_:)``.
     public func onServerSideEmit(_ handler: @escaping @Sendable (ServerSideEvent) async -> Void) {
-        serverSideHandlers.withLockedValue { $0.append(handler) }
+        handlers.add(serverSide: handler)
     }
 
     /// Messages this namespace could not publish to the cluster and had no caller to tell.
@@ -169,7 +169,7 @@ extension Namespace: ClusterReceiver {
     }
 
     func clusterServerSideEmit(_ packet: [JSONValue], reply: (@Sendable (JSONValue) -> Void)?) {
-        let handlers = serverSideHandlers.withLockedValue { $0 }
+        let handlers = self.handlers.serverSide
         let event = ServerSideEvent(packet: packet, reply: reply)
         guard !handlers.isEmpty else { return }
         Task {

@@ -27,12 +27,14 @@ public final class Namespace: Sendable {
     /// The namespace's name, e.g. `/` or `/chat`.
     public let name: String
     let environment: ServerEnvironment
-    let state: NIOLockedValueBox<State>
+    /// Who is in the namespace (see ``membership(_:)``).
+    private let state = NIOLockedValueBox(NamespaceMembership())
+    /// What the app registered.
+    let handlers = NamespaceHandlers()
     private let offsetCounter = NIOLockedValueBox<UInt64>(0)
     let expiries: TimerSlots<String>
     /// socket.io's cluster adapter for this namespace, when the server is in a cluster.
     let cluster: NamespaceCluster?
-    let serverSideHandlers = NIOLockedValueBox<[@Sendable (ServerSideEvent) async -> Void]>([])
     /// This namespace's metrics.
     let metrics: NamespaceMetrics
 
@@ -40,7 +42,6 @@ public final class Namespace: Sendable {
         self.name = name
         self.environment = environment
         self.metrics = environment.metrics.namespace(name)
-        self.state = NIOLockedValueBox(State())
         self.expiries = TimerSlots(clock: environment.clock)
         switch environment.configuration.adapter {
         case .inProcess:
@@ -58,30 +59,30 @@ public final class Namespace: Sendable {
     /// Adds an auth hook. Hooks run in order for every connection (not for recovered ones, as
     /// in socket.io); the first that throws refuses it with `44/<nsp>,{"message":…,"data":…}`.
     public func use(_ middleware: @escaping Middleware) {
-        state.withLockedValue { $0.middlewares.append(middleware) }
+        handlers.add(middleware: middleware)
     }
 
     /// Adds a handler for every socket that joins the namespace. Register the socket's event
     /// handlers here: the socket receives no event before every connection handler returned.
     public func onConnection(_ handler: @escaping ConnectionHandler) {
-        state.withLockedValue { $0.connectionHandlers.append(handler) }
+        handlers.add(connection: handler)
     }
 
     // MARK: - Sockets
 
     /// The connected sockets.
     public var sockets: [ServerSocket] {
-        state.withLockedValue { $0.members.values.compactMap(\.socket) }
+        membership { $0.sockets }
     }
 
     /// The connected socket with this id.
     public func socket(id: String) -> ServerSocket? {
-        state.withLockedValue { $0.members[id]?.socket }
+        membership { $0.members[id]?.socket }
     }
 
     /// The rooms that have at least one member (every socket is in the room named by its id).
     public var rooms: Set<String> {
-        state.withLockedValue { Set($0.rooms.keys) }
+        membership { Set($0.rooms.keys) }
     }
 
     // MARK: - Broadcasting
@@ -127,17 +128,21 @@ public final class Namespace: Sendable {
 
     // MARK: - For connections
 
+    /// One change or read of the membership under the namespace's lock; what it hands back
+    /// (an outbox to close, an expiry to arm) is done after.
+    func membership<T>(_ body: (inout NamespaceMembership) -> T) -> T {
+        state.withLockedValue { body(&$0) }
+    }
+
     /// Runs the auth hooks in order.
     func authorize(_ handshake: SocketHandshake) async throws {
-        let middlewares = state.withLockedValue { $0.middlewares }
-        for middleware in middlewares {
+        for middleware in handlers.middlewares {
             try await middleware(handshake)
         }
     }
 
     func runConnectionHandlers(_ socket: ServerSocket) async {
-        let handlers = state.withLockedValue { $0.connectionHandlers }
-        for handler in handlers {
+        for handler in handlers.connection {
             await handler(socket)
         }
     }
