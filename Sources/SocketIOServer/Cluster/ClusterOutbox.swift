@@ -45,8 +45,6 @@ struct ClusterOutbox<Waiter, Caller> {
     private var callers: [UInt64: Caller] = [:]
     private(set) var closed = false
 
-    var isEmpty: Bool { items.isEmpty }
-
     /// What ``push(_:at:awaiting:caller:)`` did.
     enum Push {
         /// Queued as number `sequence`; wake `consumer` if set.

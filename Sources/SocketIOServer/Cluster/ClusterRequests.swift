@@ -23,8 +23,6 @@ struct ClusterRequests {
     private var requests: [String: Request] = [:]
     private var listeners: [String: AckListener] = [:]
 
-    var isEmpty: Bool { requests.isEmpty && listeners.isEmpty }
-
     /// Registers request `id` to the servers `missing`.
     mutating func open(_ id: String, to missing: Set<String>, responses: [JSONValue], complete: @escaping @Sendable (Result<[JSONValue], ClusterError>) -> Void) {
         requests[id] = Request(missing: missing, responses: responses, complete: complete)
