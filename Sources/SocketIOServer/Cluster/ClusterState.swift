@@ -1,146 +1,214 @@
 import SocketIOProtocol
 
-/// What one namespace's cluster adapter knows: the other servers and when each was last heard
-/// from, the requests waiting for their answers, the broadcasts collecting acknowledgements.
+/// Everything one namespace's cluster adapter (``NamespaceCluster``) knows, as a value type: its
+/// lifecycle, the other servers and when each was last heard from, their message numbering,
+/// what it waits to hear from them (``ClusterRequests``), what it has yet to publish
+/// (``ClusterOutbox``) and who waits for the server count.
 ///
-/// A value type: every input returns what to do, the caller does it outside the lock.
-struct ClusterState {
-    /// A `fetchSockets` or `serverSideEmitWithAck` waiting for every known server.
-    struct Request {
-        var missing: Set<String>
-        var responses: [JSONValue]
-        let complete: @Sendable (Result<[JSONValue], ClusterError>) -> Void
-    }
-
-    /// What a broadcast with acknowledgements is told by other servers.
-    struct AckListener {
-        let onCount: @Sendable (Int) -> Void
-        let onAck: @Sendable (JSONValue) -> Void
-    }
-
-    /// Other servers by uid → when last heard from.
-    private(set) var nodes: [String: Duration] = [:]
-    private var requests: [String: Request] = [:]
-    private var ackListeners: [String: AckListener] = [:]
-    private(set) var closed = false
-    /// The highest sequence number had from each numbering server (kept after it is forgotten,
-    /// so a late copy of its messages is still recognised).
-    private var sequences: [String: UInt64] = [:]
-    /// Messages known lost: gaps in a server's numbering.
-    private(set) var missed = 0
-
-    /// What to do with a numbered message.
-    enum Arrival: Equatable {
-        case fresh
-        /// Had already (a retried publish, a journal catch-up): dropped.
-        case duplicate
-        /// Fresh, after `count` messages of its sender that never came.
-        case afterGap(Int)
-    }
-
-    /// Checks `sequence` of `uid` against what came before.
-    mutating func arrival(of sequence: UInt64, from uid: String) -> Arrival {
-        guard let last = sequences[uid] else {
-            sequences[uid] = sequence
-            return .fresh
-        }
-        guard sequence > last else { return .duplicate }
-        sequences[uid] = sequence
-        let gap = Int(sequence - last - 1)
-        guard gap > 0 else { return .fresh }
-        missed += gap
-        return .afterGap(gap)
-    }
-
-    /// Requests to settle, listeners to call: done outside the lock.
-    enum Action {
-        case complete(Request, Result<[JSONValue], ClusterError>)
-        case count(AckListener, Int)
-        case ack(AckListener, JSONValue)
-    }
-
-    var serverCount: Int { 1 + nodes.count }
-
-    mutating func heard(from uid: String, at now: Duration) {
-        nodes[uid] = now
-    }
-
-    /// Forgets `uid` (it closed or stopped heartbeating); requests it alone held up complete.
-    mutating func remove(_ uid: String) -> [Action] {
-        nodes.removeValue(forKey: uid)
-        var actions: [Action] = []
-        for (id, var request) in requests where request.missing.remove(uid) != nil {
-            if request.missing.isEmpty {
-                requests.removeValue(forKey: id)
-                actions.append(.complete(request, .success(request.responses)))
-            } else {
-                requests[id] = request
-            }
-        }
-        return actions
-    }
-
-    /// The servers not heard from for longer than `timeout`.
-    func silent(at now: Duration, timeout: Duration) -> [String] {
-        nodes.filter { now - $0.value > timeout }.map(\.key)
-    }
-
-    enum Opening {
-        case opened
-        /// No other server is known: the request is answered at once.
-        case alone
+/// The owner feeds it one input at a time under its one lock and performs what comes back after
+/// the lock is released: resuming continuations, completing requests, waking the publish loop,
+/// cancelling tasks, calling into the namespace. It reads no clock (times come in as
+/// arguments) and calls nothing. `Waiter` is a task parked until something happens (a
+/// `waitForServers` caller, the publish loop), `Caller` someone awaiting one message's publish;
+/// both are continuations in production and opaque here, so every rule is tested without tasks.
+///
+/// Lifecycle: `idle → starting → running → closing → closed`; see ``Lifecycle``.
+struct ClusterState<Waiter, Caller> {
+    /// Where the adapter is in its life.
+    enum Lifecycle {
+        /// Not started, or its start failed. Next: `starting` (``start(_:)``), `closing`.
+        case idle
+        /// Subscribing to the namespace's channel. Next: `running` (``subscribed(at:)``),
+        /// `idle` (``subscribeFailed()``), `closing`.
+        case starting(any ClusterReceiver)
+        /// Publishing, receiving, heartbeating and checking the others with `tasks`.
+        /// Next: `closing`.
+        case running(any ClusterReceiver, tasks: [Task<Void, Never>])
+        /// Saying goodbye (`ADAPTER_CLOSE`); what arrives meanwhile is still applied when it
+        /// was started. Next: `closed` (``close()``).
+        case closing((any ClusterReceiver)?, tasks: [Task<Void, Never>])
+        /// Terminal: publishes are refused, requests fail, nothing is applied.
         case closed
     }
 
-    /// Registers a request to every known server.
-    mutating func open(_ id: String, responses: [JSONValue], complete: @escaping @Sendable (Result<[JSONValue], ClusterError>) -> Void) -> Opening {
-        guard !closed else { return .closed }
-        guard !nodes.isEmpty else { return .alone }
-        requests[id] = Request(missing: Set(nodes.keys), responses: responses, complete: complete)
-        return .opened
+    /// Side effects to perform outside the lock, in this order.
+    struct Effects {
+        /// Tasks to cancel.
+        var cancel: [Task<Void, Never>] = []
+        /// The publish loop, to wake.
+        var wake: Waiter?
+        /// Requests to settle.
+        var completions: [ClusterRequests.Completion] = []
+        /// Callers of `publishAwaiting` to tell.
+        var callers: [(caller: Caller, result: Result<Void, ClusterError>)] = []
+        /// Messages nobody awaited that were not published (counted in ``failures``): to log.
+        var unpublished: [(type: ClusterMessageType, reason: String)] = []
+        /// The number of known servers changed (or may have): for the metrics.
+        var serverCount: Int?
+        /// `waitForServers` callers whose count is reached, to resume.
+        var ready: [Waiter] = []
     }
 
-    /// One server answered request `id` with `values`.
-    mutating func answer(_ id: String, from uid: String, values: [JSONValue]) -> Action? {
-        guard var request = requests[id], request.missing.remove(uid) != nil else { return nil }
-        request.responses.append(contentsOf: values)
-        guard request.missing.isEmpty else {
-            requests[id] = request
-            return nil
+    /// This server's id, as its messages carry it.
+    let uid: String
+    /// The namespace.
+    let namespace: String
+    let options: ClusterOptions
+    private(set) var lifecycle: Lifecycle = .idle
+    /// Other servers by uid → when last heard from.
+    var nodes: [String: Duration] = [:]
+    /// The highest sequence number had from each numbering server (kept after it is forgotten,
+    /// so a late copy of its messages is still recognised).
+    var sequences: [String: UInt64] = [:]
+    /// Messages of other servers known lost: gaps in their numbering.
+    var missed = 0
+    /// Messages that could not be published and had no caller to tell.
+    var failures = 0
+    var requests = ClusterRequests()
+    var outbox = ClusterOutbox<Waiter, Caller>()
+    /// `waitForServers` callers and the server count each waits for.
+    private var countWaiters: [(count: Int, waiter: Waiter)] = []
+
+    init(uid: String, namespace: String, options: ClusterOptions) {
+        self.uid = uid
+        self.namespace = namespace
+        self.options = options
+    }
+
+    /// This server and every other one heard from within the heartbeat timeout.
+    var serverCount: Int { 1 + nodes.count }
+
+    var isClosed: Bool {
+        switch lifecycle {
+        case .closed: true
+        case .idle, .starting, .running, .closing: false
         }
-        requests.removeValue(forKey: id)
-        return .complete(request, .success(request.responses))
     }
 
-    /// Request `id` is past its deadline.
-    mutating func expire(_ id: String) -> Action? {
-        guard let request = requests.removeValue(forKey: id) else { return nil }
-        return .complete(request, .failure(.timedOut(missing: request.missing.count)))
-    }
-
-    mutating func listen(_ id: String, _ listener: AckListener) {
-        ackListeners[id] = listener
-    }
-
-    mutating func stopListening(_ id: String) {
-        ackListeners.removeValue(forKey: id)
-    }
-
-    func count(_ id: String, _ count: Int) -> Action? {
-        ackListeners[id].map { .count($0, count) }
-    }
-
-    func ack(_ id: String, _ value: JSONValue) -> Action? {
-        ackListeners[id].map { .ack($0, value) }
-    }
-
-    /// The adapter closes: every waiting request fails.
-    mutating func close() -> [Action] {
-        closed = true
-        defer {
-            requests.removeAll()
-            ackListeners.removeAll()
+    /// The namespace messages are applied through, from the start until the close.
+    var receiver: (any ClusterReceiver)? {
+        switch lifecycle {
+        case .starting(let receiver), .running(let receiver, _): receiver
+        case .closing(let receiver, _): receiver
+        case .idle, .closed: nil
         }
-        return requests.values.map { .complete($0, .failure(.closed)) }
+    }
+
+    // MARK: - Lifecycle
+
+    /// A start: `true` when the owner should subscribe (only from `idle`; a second start
+    /// while one is under way, or after a shutdown began, does nothing).
+    mutating func start(_ receiver: any ClusterReceiver) -> Bool {
+        switch lifecycle {
+        case .idle:
+            lifecycle = .starting(receiver)
+            return true
+        case .starting, .running, .closing, .closed:
+            return false
+        }
+    }
+
+    /// The subscription failed: back to `idle`, so a start can be tried again.
+    mutating func subscribeFailed() {
+        switch lifecycle {
+        case .starting:
+            lifecycle = .idle
+        case .idle, .running, .closing, .closed:
+            break
+        }
+    }
+
+    enum Subscribed {
+        /// Start the loops, wake the publish loop (if set): the announcement
+        /// (`INITIAL_HEARTBEAT`) is queued.
+        case startLoops(wake: Waiter?)
+        /// A shutdown began meanwhile: start the loops so the goodbye goes out; no announcement.
+        case startLoopsToSayGoodbye
+        /// Closed meanwhile: start nothing.
+        case stop
+    }
+
+    /// The channel is subscribed.
+    mutating func subscribed(at now: Duration) -> Subscribed {
+        switch lifecycle {
+        case .starting(let receiver):
+            lifecycle = .running(receiver, tasks: [])
+            let hello = ClusterMessage(uid: uid, namespace: namespace, payload: .none(.initialHeartbeat))
+            switch outbox.push(hello, at: now, awaiting: .nobody) {
+            case .queued(_, let wake): return .startLoops(wake: wake)
+            case .refused: return .startLoops(wake: nil)
+            }
+        case .closing:
+            return .startLoopsToSayGoodbye
+        case .idle, .running, .closed:
+            return .stop
+        }
+    }
+
+    /// The loops started with `tasks`; returns those to cancel (all of them once closed).
+    mutating func attach(_ tasks: [Task<Void, Never>]) -> [Task<Void, Never>] {
+        switch lifecycle {
+        case .running(let receiver, let running):
+            lifecycle = .running(receiver, tasks: running + tasks)
+            return []
+        case .closing(let receiver, let running):
+            lifecycle = .closing(receiver, tasks: running + tasks)
+            return []
+        case .idle, .starting, .closed:
+            return tasks
+        }
+    }
+
+    /// A shutdown: `true` when the owner should say goodbye and then ``close()`` (only once).
+    mutating func beginShutdown() -> Bool {
+        switch lifecycle {
+        case .idle:
+            lifecycle = .closing(nil, tasks: [])
+        case .starting(let receiver):
+            lifecycle = .closing(receiver, tasks: [])
+        case .running(let receiver, let tasks):
+            lifecycle = .closing(receiver, tasks: tasks)
+        case .closing, .closed:
+            return false
+        }
+        return true
+    }
+
+    /// The adapter closes: waiting requests fail, queued messages are dropped (their callers
+    /// told), the loops are cancelled, and nobody waits for servers of a namespace that left.
+    mutating func close() -> Effects {
+        var effects = Effects()
+        switch lifecycle {
+        case .running(_, let tasks), .closing(_, let tasks): effects.cancel = tasks
+        case .idle, .starting, .closed: break
+        }
+        lifecycle = .closed
+        effects.completions = requests.close(.closed)
+        let (_, callers, wake) = outbox.close()
+        effects.wake = wake
+        effects.callers = callers.map { ($0, .failure(.closed)) }
+        effects.ready = countWaiters.map(\.waiter)
+        countWaiters.removeAll()
+        return effects
+    }
+
+    // MARK: - Server count
+
+    /// A caller waits until exactly `count` servers (this one included) are known; `false`
+    /// when it need not wait (the count is there, or the adapter closed).
+    mutating func waitForServers(_ count: Int, _ waiter: Waiter) -> Bool {
+        guard serverCount != count, !isClosed else { return false }
+        countWaiters.append((count, waiter))
+        return true
+    }
+
+    /// The servers changed: the count for the metrics, and the waiters whose count it is.
+    mutating func serversChanged(_ effects: inout Effects) {
+        let count = serverCount
+        effects.serverCount = count
+        effects.ready += countWaiters.filter { $0.count == count }.map(\.waiter)
+        countWaiters.removeAll { $0.count == count }
     }
 }
+
+extension ClusterState: Sendable where Waiter: Sendable, Caller: Sendable {}

@@ -15,37 +15,24 @@ import SwitchboardCore
 /// ``ClusterError/publishFailed(_:)``, otherwise it is logged as an error and counted
 /// (``failedPublishCount``). Incoming messages are applied in the order they arrive.
 final class NamespaceCluster: Sendable {
+    /// The machine with continuations: `waitForServers` callers and the publish loop wait
+    /// with `Void` ones, `publishAwaiting` callers with one for their message's outcome.
+    typealias Machine = ClusterState<CheckedContinuation<Void, Never>, CheckedContinuation<Result<Void, ClusterError>, Never>>
+
     /// This server's id in this namespace's cluster (16 hex digits, as socket.io's).
     let uid: String
     let name: String
     private let transport: any ClusterTransport
     private let options: ClusterOptions
-    private let clock: Timeline
-    private let logger: Logger
-    private let state = NIOLockedValueBox(ClusterState())
-    private let receiver = NIOLockedValueBox<(any ClusterReceiver)?>(nil)
-    private let outgoing = OutgoingQueue<Outgoing>()
+    let clock: Timeline
+    let logger: Logger
+    /// All the mutable state; every input is one ``transition(_:)``.
+    private let state: NIOLockedValueBox<Machine>
     private let incoming: AsyncStream<ClusterMessage>.Continuation
     private let incomingStream: AsyncStream<ClusterMessage>
-    private let tasks = NIOLockedValueBox<[Task<Void, Never>]>([])
-    private let failures = NIOLockedValueBox(0)
-    /// The last sequence number given to an outgoing message, and when the last message was
-    /// made (the heartbeat is due a heartbeat interval after it).
-    private let numbering = NIOLockedValueBox(Numbering())
-    private struct Numbering {
-        var last: UInt64 = 0
-        var lastMadeAt: Duration = .zero
-    }
-    private let countWaiters = NIOLockedValueBox<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
     /// The namespace's metrics (servers seen, failed publishes), when it has them.
-    private let metrics: NamespaceMetrics?
-
-    private struct Outgoing: Sendable {
-        let message: ClusterMessage
-        let madeAt: Duration
-        let done: (@Sendable (Result<Void, ClusterError>) -> Void)?
-    }
+    let metrics: NamespaceMetrics?
 
     init(
         name: String, transport: any ClusterTransport, options: ClusterOptions, clock: Timeline, logger: Logger,
@@ -61,6 +48,7 @@ final class NamespaceCluster: Sendable {
         logger[metadataKey: "socketio.cluster.uid"] = "\(uid)"
         logger[metadataKey: "socketio.namespace"] = "\(name)"
         self.logger = logger
+        self.state = NIOLockedValueBox(Machine(uid: uid, namespace: name, options: options))
         (incomingStream, incoming) = AsyncStream.makeStream(of: ClusterMessage.self)
     }
 
@@ -74,84 +62,95 @@ final class NamespaceCluster: Sendable {
         return (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
+    /// Feeds one input to the machine under the lock; what it returns is performed after.
+    func transition<Output>(_ input: (inout Machine) -> Output) -> Output {
+        state.withLockedValue(input)
+    }
+
+    /// Performs what a transition asked for, outside the lock.
+    func perform(_ effects: Machine.Effects) {
+        for task in effects.cancel { task.cancel() }
+        effects.wake?.resume()
+        for (request, result) in effects.completions { request.complete(result) }
+        for (caller, result) in effects.callers { caller.resume(returning: result) }
+        for (type, reason) in effects.unpublished {
+            logger.error("cluster message not published", metadata: ["socketio.cluster.type": "\(type.rawValue)", "error": "\(reason)"])
+        }
+        if let count = effects.serverCount { metrics?.clusterServers(count) }
+        for waiter in effects.ready { waiter.resume() }
+    }
+
     // MARK: - Lifecycle
 
     /// Subscribes to the namespace's channel, starts publishing, heartbeating and checking the
     /// other servers, and announces this one (`INITIAL_HEARTBEAT`).
     func start(receiver: any ClusterReceiver) async throws {
-        self.receiver.withLockedValue { $0 = receiver }
+        guard transition({ $0.start(receiver) }) else { return }
         let incoming = self.incoming
-        try await transport.subscribe(namespace: name) { message in incoming.yield(message) }
+        do {
+            try await transport.subscribe(namespace: name) { message in incoming.yield(message) }
+        } catch {
+            transition { $0.subscribeFailed() }
+            throw error
+        }
+        let now = clock.now()
+        switch transition({ $0.subscribed(at: now) }) {
+        case .startLoops(let wake):
+            wake?.resume()
+        case .startLoopsToSayGoodbye:
+            break
+        case .stop:
+            return
+        }
         let started = [
             Task { await self.publishLoop() },
             Task { await self.receiveLoop() },
             Task { await self.heartbeatLoop() },
             Task { await self.livenessLoop() },
         ]
-        tasks.withLockedValue { $0.append(contentsOf: started) }
-        publish(.none(.initialHeartbeat))
+        for task in transition({ $0.attach(started) }) { task.cancel() }
+    }
+
+    private func receiveLoop() async {
+        for await message in incomingStream {
+            receive(message)
+        }
     }
 
     /// Says goodbye (`ADAPTER_CLOSE`, awaited briefly), fails the waiting requests, stops.
     func shutdown() async {
-        let alreadyClosed = state.withLockedValue { $0.closed }
-        guard !alreadyClosed else { return }
+        guard transition({ $0.beginShutdown() }) else { return }
         _ = try? await publishAwaiting(.none(.adapterClose), within: .seconds(1))
-        let actions = state.withLockedValue { $0.close() }
-        perform(actions)
-        for item in outgoing.close(dropping: true) { item.done?(.failure(.closed)) }
+        perform(transition { $0.close() })
         incoming.finish()
-        let running = tasks.withLockedValue { tasks in
-            defer { tasks.removeAll() }
-            return tasks
-        }
-        for task in running { task.cancel() }
-        receiver.withLockedValue { $0 = nil }
-        // Nobody waits for servers of a namespace that left the cluster.
-        let waiting = countWaiters.withLockedValue { waiters in
-            defer { waiters.removeAll() }
-            return waiters.map(\.continuation)
-        }
-        for continuation in waiting { continuation.resume() }
     }
 
     /// This server and every other one heard from within the heartbeat timeout.
-    var serverCount: Int { state.withLockedValue { $0.serverCount } }
+    var serverCount: Int { transition { $0.serverCount } }
 
     /// Returns once exactly `count` servers (this one included) are known, or the adapter closed.
     func waitForServers(_ count: Int) async {
         await withCheckedContinuation { continuation in
-            let ready = state.withLockedValue { state in
-                if state.serverCount == count || state.closed { return true }
-                countWaiters.withLockedValue { $0.append((count, continuation)) }
-                return false
-            }
-            if ready { continuation.resume() }
+            if !transition({ $0.waitForServers(count, continuation) }) { continuation.resume() }
         }
-    }
-
-    /// Wakes the waiters whose count the cluster now has.
-    private func serversChanged() {
-        let (ready, count) = state.withLockedValue { state in
-            let ready = countWaiters.withLockedValue { waiters in
-                let ready = waiters.filter { $0.count == state.serverCount }
-                waiters.removeAll { $0.count == state.serverCount }
-                return ready.map(\.continuation)
-            }
-            return (ready, state.serverCount)
-        }
-        metrics?.clusterServers(count)
-        for continuation in ready { continuation.resume() }
     }
 
     /// Messages that could not be published and had no caller to tell.
-    var failedPublishCount: Int { failures.withLockedValue { $0 } }
+    var failedPublishCount: Int { transition { $0.failures } }
+
+    /// Messages of other servers known lost (gaps in their numbering).
+    var missedCount: Int { transition { $0.missed } }
 
     // MARK: - Publishing
 
     /// Publishes `payload` after everything published before it; failures are logged.
     func publish(_ payload: ClusterPayload) {
-        enqueue(payload, done: nil)
+        let message = unnumbered(payload)
+        let now = clock.now()
+        switch transition({ $0.enqueue(message, at: now) }) {
+        case .queued(_, let wake): wake?.resume()
+        case .refused: break
+        }
     }
 
     /// Publishes `payload` in order and returns once the transport took it.
@@ -160,33 +159,29 @@ final class NamespaceCluster: Sendable {
     }
 
     private func publishAwaiting(_ payload: ClusterPayload, within limit: Duration?) async throws(ClusterError) {
+        let message = unnumbered(payload)
+        let now = clock.now()
         let result: Result<Void, ClusterError> = await withCheckedContinuation { continuation in
-            let once = NIOLockedValueBox(false)
-            let done: @Sendable (Result<Void, ClusterError>) -> Void = { result in
-                guard once.withLockedValue({ fired in defer { fired = true }; return !fired }) else { return }
-                continuation.resume(returning: result)
+            switch transition({ $0.enqueue(message, at: now, caller: continuation) }) {
+            case .queued(let sequence, let wake):
+                wake?.resume()
+                if let limit {
+                    _ = clock.schedule(limit) {
+                        let caller = self.transition { $0.abandon(sequence) }
+                        caller?.resume(returning: .failure(.publishFailed("not published within \(limit)")))
+                    }
+                }
+            case .refused:
+                continuation.resume(returning: .failure(.closed))
             }
-            if let limit {
-                _ = clock.schedule(limit) { done(.failure(.publishFailed("not published within \(limit)"))) }
-            }
-            enqueue(payload, done: done)
         }
         try result.get()
     }
 
-    private func enqueue(_ payload: ClusterPayload, done: (@Sendable (Result<Void, ClusterError>) -> Void)?) {
-        // Numbered and queued under one lock, so the numbers go out in order.
-        let accepted = numbering.withLockedValue { numbering -> Bool in
-            numbering.last += 1
-            numbering.lastMadeAt = clock.now()
-            let message = ClusterMessage(uid: uid, namespace: name, payload: payload, sequence: numbering.last)
-            return outgoing.push(Outgoing(message: message, madeAt: numbering.lastMadeAt, done: done))
-        }
-        if !accepted { done?(.failure(.closed)) }
+    /// `payload` from this server, to be numbered when it is queued.
+    private func unnumbered(_ payload: ClusterPayload) -> ClusterMessage {
+        ClusterMessage(uid: uid, namespace: name, payload: payload)
     }
-
-    /// Messages of other servers known lost (gaps in their numbering).
-    var missedCount: Int { state.withLockedValue { $0.missed } }
 
     /// The most messages handed to the transport at once.
     static let batchLimit = 64
@@ -195,25 +190,24 @@ final class NamespaceCluster: Sendable {
     /// (its members past ``ClusterOptions/publishTimeout`` are failed and left out), with a
     /// delay doubling from 50 ms to 1 s.
     private func publishLoop() async {
-        while let batch = await outgoing.next(max: Self.batchLimit) {
+        while let batch = await nextBatch() {
             var pending = batch
             var delay: Duration = .milliseconds(50)
             while !pending.isEmpty {
                 do {
                     try await transport.publish(pending.map(\.message))
-                    for item in pending { item.done?(.success(())) }
+                    perform(transition { $0.published(pending) })
                     break
                 } catch {
                     metrics?.clusterPublishFailed()
-                    let now = clock.now()
-                    let closing = Task.isCancelled
-                    let expired = pending.filter { closing || now - $0.madeAt >= options.publishTimeout }
-                    for item in expired { fail(item, because: "\(error)") }
-                    pending.removeAll { closing || now - $0.madeAt >= options.publishTimeout }
+                    let (now, giveUp, reason) = (clock.now(), Task.isCancelled, "\(error)")
+                    let (retry, effects) = transition { $0.publishFailed(pending, at: now, giveUp: giveUp, reason: reason) }
+                    perform(effects)
+                    pending = retry
                     guard !pending.isEmpty else { break }
                     logger.debug("cluster publish failed, retrying", metadata: ["error": "\(error)", "messages": "\(pending.count)"])
                     do { try await clock.sleep(delay) } catch {
-                        for item in pending { fail(item, because: "the adapter closed") }
+                        perform(transition { $0.unpublished(pending, reason: "the adapter closed") })
                         break
                     }
                     delay = min(delay * 2, .seconds(1))
@@ -222,15 +216,35 @@ final class NamespaceCluster: Sendable {
         }
     }
 
-    private func fail(_ item: Outgoing, because reason: String) {
-        if let done = item.done {
-            done(.failure(.publishFailed(reason)))
-        } else {
-            failures.withLockedValue { $0 += 1 }
-            logger.error(
-                "cluster message not published",
-                metadata: ["socketio.cluster.type": "\(item.message.type.rawValue)", "error": "\(reason)"]
-            )
+    /// The publish loop's next batch, once there is one; `nil` once the adapter closed.
+    private func nextBatch() async -> [Machine.Item]? {
+        while true {
+            switch transition({ $0.takeOutgoing(max: Self.batchLimit) }) {
+            case .batch(let items):
+                return items
+            case .finished:
+                return nil
+            case .empty:
+                await withCheckedContinuation { continuation in
+                    if !transition({ $0.waitForOutgoing(continuation) }) { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    /// Publishes a heartbeat a heartbeat interval after the last message was made, as the
+    /// machine says (``ClusterState/heartbeat(at:)``).
+    private func heartbeatLoop() async {
+        while !Task.isCancelled {
+            let now = clock.now()
+            switch transition({ $0.heartbeat(at: now) }) {
+            case .published(let wake):
+                wake?.resume()
+            case .wait(let delay):
+                do { try await clock.sleep(delay) } catch { return }
+            case .stop:
+                return
+            }
         }
     }
 
@@ -239,9 +253,7 @@ final class NamespaceCluster: Sendable {
     /// Asks every other server for its sockets that `options` select; `local` are this one's.
     func fetchSockets(options selection: ClusterBroadcastOptions, local: [RemoteSocket], timeout: Duration?) async throws(ClusterError) -> [RemoteSocket] {
         let id = Self.randomUID()
-        let values = try await request(id, seed: local.map(\.json), timeout: timeout ?? options.requestTimeout) {
-            .fetchSockets(options: selection, requestId: id)
-        }
+        let values = try await request(id, .fetchSockets(options: selection, requestId: id), seed: local.map(\.json), timeout: timeout ?? options.requestTimeout)
         var sockets: [RemoteSocket] = []
         for value in values {
             if let socket = try? RemoteSocket(json: value) { sockets.append(socket) }
@@ -252,36 +264,23 @@ final class NamespaceCluster: Sendable {
     /// Sends `packet` (`[event, arguments…]`) to every other server and gathers one answer from each.
     func serverSideEmitWithAck(_ packet: [JSONValue], timeout: Duration?) async throws(ClusterError) -> [JSONValue] {
         let id = Self.randomUID()
-        return try await request(id, seed: [], timeout: timeout ?? options.requestTimeout) {
-            .serverSideEmit(packet: packet, requestId: id)
-        }
+        return try await request(id, .serverSideEmit(packet: packet, requestId: id), seed: [], timeout: timeout ?? options.requestTimeout)
     }
 
-    private func request(
-        _ id: String,
-        seed: [JSONValue],
-        timeout: Duration,
-        payload: () -> ClusterPayload
-    ) async throws(ClusterError) -> [JSONValue] {
-        let message = payload()
+    private func request(_ id: String, _ payload: ClusterPayload, seed: [JSONValue], timeout: Duration) async throws(ClusterError) -> [JSONValue] {
+        let message = unnumbered(payload)
+        let now = clock.now()
         let result: Result<[JSONValue], ClusterError> = await withCheckedContinuation { continuation in
             let complete: @Sendable (Result<[JSONValue], ClusterError>) -> Void = { continuation.resume(returning: $0) }
-            switch state.withLockedValue({ $0.open(id, responses: seed, complete: complete) }) {
+            switch transition({ $0.request(id, message: message, responses: seed, at: now, complete: complete) }) {
             case .closed:
                 complete(.failure(.closed))
             case .alone:
                 complete(.success(seed))
-            case .opened:
+            case .opened(let wake):
+                wake?.resume()
                 _ = clock.schedule(timeout) { [weak self] in
-                    guard let self else { return }
-                    self.perform(self.state.withLockedValue { $0.expire(id) }.map { [$0] } ?? [])
-                }
-                enqueue(message) { [weak self] result in
-                    guard case .failure(let error) = result, let self else { return }
-                    // Not published: nobody will answer; fail now rather than at the timeout.
-                    if let action = self.state.withLockedValue({ $0.expire(id) }) {
-                        if case .complete(let request, _) = action { request.complete(.failure(error)) }
-                    }
+                    self?.settle(self?.transition { $0.expire(id) })
                 }
             }
         }
@@ -299,145 +298,15 @@ final class NamespaceCluster: Sendable {
         onAck: @escaping @Sendable (JSONValue) -> Void
     ) -> Int {
         let id = Self.randomUID()
-        let others = state.withLockedValue { state -> Int in
-            state.listen(id, ClusterState.AckListener(onCount: onCount, onAck: onAck))
-            return state.nodes.count
-        }
-        _ = clock.schedule(timeout) { [weak self] in self?.state.withLockedValue { $0.stopListening(id) } }
+        let others = transition { $0.listen(id, ClusterRequests.AckListener(onCount: onCount, onAck: onAck)) }
+        _ = clock.schedule(timeout) { [weak self] in self?.transition { $0.stopListening(id) } }
         publish(.broadcast(packet: packet, options: selection, requestId: id))
         return others
     }
 
-    // MARK: - Receiving
-
-    private func receiveLoop() async {
-        for await message in incomingStream {
-            receive(message)
-        }
-    }
-
-    /// Applies one message from the channel.
-    func receive(_ message: ClusterMessage) {
-        guard message.uid != uid, message.namespace == name else { return }
-        if let number = message.sequence {
-            switch state.withLockedValue({ $0.arrival(of: number, from: message.uid) }) {
-            case .fresh:
-                break
-            case .duplicate:
-                metrics?.clusterDuplicateDropped()
-                return
-            case .afterGap(let count):
-                metrics?.clusterMessagesMissed(count)
-                logger.warning(
-                    "cluster messages lost",
-                    metadata: ["socketio.cluster.from": "\(message.uid)", "socketio.cluster.missed": "\(count)"]
-                )
-            }
-        }
-        // socket.io's emitters publish as "emitter": broadcasts to deliver, never a server to
-        // count or to wait for (socket.io-adapter's EMITTER_UID).
-        let isServer = message.uid != Self.emitterUID
-        let now = clock.now()
-        let isNew = isServer && state.withLockedValue { state in
-            defer { state.heard(from: message.uid, at: now) }
-            return state.nodes[message.uid] == nil
-        }
-        if isNew {
-            logger.info("cluster server joined", metadata: ["socketio.cluster.node": "\(message.uid)"])
-            serversChanged()
-        }
-        let payload: ClusterPayload
-        do {
-            payload = try message.payload
-        } catch {
-            logger.warning("skipping a malformed cluster message", metadata: ["error": "\(error)", "socketio.cluster.from": "\(message.uid)"])
-            return
-        }
-        guard let receiver = receiver.withLockedValue({ $0 }) else { return }
-        switch payload {
-        case .none(.initialHeartbeat):
-            publish(.none(.heartbeat))
-        case .none(.adapterClose):
-            perform(state.withLockedValue { $0.remove(message.uid) })
-            serversChanged()
-        case .none:
-            break
-        case .broadcast(let packet, let selection, nil):
-            receiver.clusterBroadcast(packet, options: selection)
-        case .broadcast(let packet, let selection, let requestId?):
-            receiver.clusterBroadcastWithAck(
-                packet, options: selection,
-                onCount: { [weak self] count in self?.publish(.broadcastClientCount(requestId: requestId, count: count)) },
-                onAck: { [weak self] value in self?.publish(.broadcastAck(requestId: requestId, value: value)) }
-            )
-        case .socketsJoin(let selection, let rooms):
-            receiver.clusterJoin(options: selection, rooms: rooms)
-        case .socketsLeave(let selection, let rooms):
-            receiver.clusterLeave(options: selection, rooms: rooms)
-        case .disconnectSockets(let selection, let close):
-            receiver.clusterDisconnect(options: selection, close: close)
-        case .fetchSockets(let selection, let requestId):
-            let sockets = receiver.clusterSockets(options: selection)
-            publish(.fetchSocketsResponse(requestId: requestId, sockets: sockets))
-        case .serverSideEmit(let packet, nil):
-            receiver.clusterServerSideEmit(packet, reply: nil)
-        case .serverSideEmit(let packet, let requestId?):
-            let replied = NIOLockedValueBox(false)
-            receiver.clusterServerSideEmit(packet) { [weak self] value in
-                // One answer per server, as socket.io's.
-                guard !replied.withLockedValue({ done in defer { done = true }; return done }) else { return }
-                self?.publish(.serverSideEmitResponse(requestId: requestId, value: value))
-            }
-        case .fetchSocketsResponse(let requestId, let sockets):
-            perform(state.withLockedValue { $0.answer(requestId, from: message.uid, values: sockets.map(\.json)) }.map { [$0] } ?? [])
-        case .serverSideEmitResponse(let requestId, let value):
-            perform(state.withLockedValue { $0.answer(requestId, from: message.uid, values: [value]) }.map { [$0] } ?? [])
-        case .broadcastClientCount(let requestId, let count):
-            perform(state.withLockedValue { $0.count(requestId, count) }.map { [$0] } ?? [])
-        case .broadcastAck(let requestId, let value):
-            perform(state.withLockedValue { $0.ack(requestId, value) }.map { [$0] } ?? [])
-        }
-    }
-
-    private func perform(_ actions: [ClusterState.Action]) {
-        for action in actions {
-            switch action {
-            case .complete(let request, let result): request.complete(result)
-            case .count(let listener, let count): listener.onCount(count)
-            case .ack(let listener, let value): listener.onAck(value)
-            }
-        }
-    }
-
-    // MARK: - Liveness
-
-    /// Publishes a heartbeat a heartbeat interval after the last message was made (whatever it
-    /// was), as socket.io restarts its heartbeat timer on every publish. Counting from when a
-    /// publish *finished* instead skipped every second wake-up: heartbeats came every 10 s, and
-    /// a Node server with a timeout under 10 s forgot this one.
-    private func heartbeatLoop() async {
-        while !Task.isCancelled {
-            let due = numbering.withLockedValue { $0.lastMadeAt } + options.heartbeatInterval
-            let now = clock.now()
-            if now >= due {
-                publish(.none(.heartbeat))
-                continue
-            }
-            do { try await clock.sleep(due - now) } catch { return }
-        }
-    }
-
-    /// Every second, forgets the servers silent for longer than the heartbeat timeout.
-    private func livenessLoop() async {
-        while !Task.isCancelled {
-            do { try await clock.sleep(.seconds(1)) } catch { return }
-            let now = clock.now()
-            let silent = state.withLockedValue { $0.silent(at: now, timeout: options.heartbeatTimeout) }
-            for uid in silent {
-                logger.info("cluster server seems down, forgetting it", metadata: ["socketio.cluster.node": "\(uid)"])
-                perform(state.withLockedValue { $0.remove(uid) })
-            }
-            if !silent.isEmpty { serversChanged() }
-        }
+    /// Completes a request the machine settled.
+    func settle(_ completion: ClusterRequests.Completion?) {
+        guard let completion else { return }
+        completion.request.complete(completion.result)
     }
 }
