@@ -20,6 +20,11 @@ import Testing
         func answers(for id: Int) -> [Result<String, Failed>] { all.filter { $0.0 == id }.map(\.1) }
     }
 
+    /// A deadline of `after` on `clock` that fails with "timed out <id>".
+    static func deadline(after: Duration, on clock: ManualClock) -> PendingReplies<Int, String, Failed>.Deadline {
+        .init(after: after, on: Timeline(clock)) { Failed(reason: "timed out \($0)") }
+    }
+
     @Test func aReplyAnswersOnceAndLaterAnswersAreRefused() {
         let pending = PendingReplies<Int, String, Failed>()
         let outcomes = Outcomes()
@@ -36,9 +41,7 @@ import Testing
         let clock = ManualClock()
         let pending = PendingReplies<Int, String, Failed>()
         let outcomes = Outcomes()
-        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
-            Failed(reason: "timed out \($0)")
-        }
+        let deadline = Self.deadline(after: .seconds(5), on: clock)
         pending.add(7, deadline: deadline, complete: outcomes.completion(7))
         pending.add(8, deadline: deadline, complete: outcomes.completion(8))
         // One timer for both: the second deadline is not earlier than the first.
@@ -60,9 +63,7 @@ import Testing
         let clock = ManualClock()
         let pending = PendingReplies<Int, String, Failed>()
         let outcomes = Outcomes()
-        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
-            Failed(reason: "timed out \($0)")
-        }
+        let deadline = Self.deadline(after: .seconds(5), on: clock)
         pending.add(1, deadline: deadline, complete: outcomes.completion(1))
         await clock.waitForSleepers(1)
         #expect(pending.settle(1, with: .success("one")))
@@ -87,7 +88,7 @@ import Testing
         let pending = PendingReplies<Int, String, Failed>()
         let outcomes = Outcomes()
         func deadline(_ seconds: Int) -> PendingReplies<Int, String, Failed>.Deadline {
-            .init(after: .seconds(seconds), on: Timeline(clock)) { Failed(reason: "timed out \($0)") }
+            Self.deadline(after: .seconds(seconds), on: clock)
         }
         pending.add(10, deadline: deadline(10), complete: outcomes.completion(10))
         await clock.waitForSleepers(1)
@@ -107,9 +108,7 @@ import Testing
     @Test func failingTheLastCallersStopsTheTimerAndSoDoesTheOwnerGoing() async {
         let clock = ManualClock()
         let outcomes = Outcomes()
-        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
-            Failed(reason: "timed out \($0)")
-        }
+        let deadline = Self.deadline(after: .seconds(5), on: clock)
         var pending: PendingReplies<Int, String, Failed>? = PendingReplies()
         pending?.add(1, deadline: deadline, complete: outcomes.completion(1))
         pending?.add(2, deadline: deadline, complete: outcomes.completion(2))
@@ -132,9 +131,7 @@ import Testing
         let clock = ManualClock()
         let pending = PendingReplies<Int, String, Failed>()
         let outcomes = Outcomes()
-        let deadline = PendingReplies<Int, String, Failed>.Deadline(after: .seconds(5), on: Timeline(clock)) {
-            Failed(reason: "timed out \($0)")
-        }
+        let deadline = Self.deadline(after: .seconds(5), on: clock)
         pending.add(1, deadline: deadline, complete: outcomes.completion(1))
         await clock.waitForSleepers(1)
         pending.failAll(with: Failed(reason: "closed"))

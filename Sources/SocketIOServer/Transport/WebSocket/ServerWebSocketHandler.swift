@@ -96,27 +96,26 @@ final class ServerWebSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     /// reads it. The rest closes when the client closes its side, or after the close
     /// handshake's bound (``WebSocketWriter/closeHandshakeLimit``).
     private func fail(_ context: ChannelHandlerContext, payload: ByteBuffer) {
-        guard !writer.closeSentOnLoop else {
-            context.close(promise: nil)
-            return
-        }
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+        sendClose(context, payload: payload) { channel in
             channel.close(mode: .output, promise: nil)
             channel.eventLoop.scheduleTask(in: WebSocketWriter.closeHandshakeLimit) { channel.close(promise: nil) }
         }
     }
 
     private func close(_ context: ChannelHandlerContext, payload: ByteBuffer) {
-        // The server closed first: the client's close completes the handshake, and no second
-        // close frame may follow the first (RFC 6455 §5.5.1).
+        sendClose(context, payload: payload) { $0.close(promise: nil) }
+    }
+
+    /// Writes the server's close frame, then `then`; when the server already sent its close
+    /// (the client's close completes the handshake: no second close frame may follow the first,
+    /// RFC 6455 §5.5.1), closes at once.
+    private func sendClose(_ context: ChannelHandlerContext, payload: ByteBuffer, then: @escaping @Sendable (any Channel) -> Void) {
         guard !writer.closeSentOnLoop else {
             context.close(promise: nil)
             return
         }
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in then(channel) }
     }
 }
