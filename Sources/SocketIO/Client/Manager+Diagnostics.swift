@@ -21,12 +21,7 @@ extension Manager {
 extension Engine {
     /// The engine's state, transport and upgrade, one line.
     var diagnostics: String {
-        let (line, transport) = inner.withLockedValue { inner in
-            ("engine \(inner.machine.state), transport \(inner.kind.map { "\($0)" } ?? "none")"
-                + ", upgrade \(inner.upgrade.state)"
-                + (inner.probe != nil ? ", probing WebSocket" : "")
-                + (inner.held.isEmpty ? "" : ", \(inner.held.count) packets held for the upgrade"), inner.transport)
-        }
+        let (line, transport) = transition { $0.diagnostics }
         return line + ((transport as? PollingTransport).map { ", polling \($0.diagnostics)" } ?? "")
     }
 }

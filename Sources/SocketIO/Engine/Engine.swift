@@ -48,28 +48,10 @@ final class Engine: Sendable {
         var network = NetworkSettings()
     }
 
-    struct Inner: Sendable {
-        var machine: EngineStateMachine
-        var upgrade = UpgradeStateMachine()
-        var transport: (any EngineTransport)?
-        /// What `transport` is (polling until an upgrade switches it).
-        var kind: EngineTransportKind?
-        var transportID = 0
-        var probe: WebSocketTransport?
-        var probeID = -1
-        var nextTransportID = 0
-        /// Packets held while polling pauses for the upgrade.
-        var held: [EnginePacket] = []
-        /// The transport after the session ended, so a caller can wait for its socket to close.
-        var retired: (any EngineTransport)?
-        /// The heartbeat/open timer, the generation it was armed for, and whether its deadline
-        /// passed (a suspended process wakes with timers that have not fired yet).
-        var timer: (generation: Int, cancel: @Sendable () -> Void, isDue: @Sendable () -> Bool)?
-    }
-
     let configuration: Configuration
     let onEvent: @Sendable (EngineEvent) -> Void
-    let inner: NIOLockedValueBox<Inner>
+    /// Everything the engine keeps (see ``transition(_:)``).
+    private let state: NIOLockedValueBox<EngineState>
     /// The heartbeat timer's clock: the event loop's timers with the real clock (no task
     /// sleeping per connection), a sleeping task with a test clock.
     let timeline: Timeline
@@ -77,36 +59,28 @@ final class Engine: Sendable {
     init(configuration: Configuration, onEvent: @escaping @Sendable (EngineEvent) -> Void) {
         self.configuration = configuration
         self.onEvent = onEvent
-        self.inner = NIOLockedValueBox(Inner(machine: EngineStateMachine(version: configuration.version)))
+        self.state = NIOLockedValueBox(EngineState(version: configuration.version))
         self.timeline = Timeline(configuration.clock, scheduler: configuration.eventLoop.map(Timeline.eventLoopScheduler))
     }
 
-    /// The handshake, once open.
-    var handshake: EngineHandshake? {
-        inner.withLockedValue { inner in
-            if case .open(let handshake, _) = inner.machine.state { return handshake }
-            return nil
-        }
+    /// One event (or a read) of the engine's state, under its lock: each call site runs one
+    /// of ``EngineState``'s methods, and does what it hands back after.
+    func transition<T>(_ event: (inout EngineState) -> T) -> T {
+        state.withLockedValue(event)
     }
 
-    var isOpen: Bool { inner.withLockedValue { $0.machine.isOpen } }
+    /// The handshake, once open.
+    var handshake: EngineHandshake? { transition { $0.handshake } }
+
+    var isOpen: Bool { transition { $0.machine.isOpen } }
 
     /// The transport carrying the session now.
-    var transportKind: EngineTransportKind? {
-        inner.withLockedValue { $0.kind }
-    }
+    var transportKind: EngineTransportKind? { transition { $0.kind } }
 
     /// Opens the session on the first configured transport.
     func open() {
         let kind = configuration.transports.first ?? .websocket
-        let started = inner.withLockedValue { inner -> (generation: Int, id: Int)? in
-            guard case .openTransport(let generation) = inner.machine.start() else { return nil }
-            inner.nextTransportID += 1
-            inner.transportID = inner.nextTransportID
-            inner.kind = kind
-            return (generation, inner.transportID)
-        }
-        guard let (generation, id) = started else { return }
+        guard let (generation, id) = transition({ $0.startOpening(on: kind) }) else { return }
         // Arm the open timeout before the transport exists, so its events cannot overtake it.
         armTimer(milliseconds: Self.milliseconds(configuration.connectTimeout), generation: generation)
         let made: any EngineTransport
@@ -116,14 +90,8 @@ final class Engine: Sendable {
             transportEnded(.transportError("\(error)"), from: id)
             return
         }
-        let installed = inner.withLockedValue { inner -> (installed: Bool, write: TransportWrite?) in
-            if inner.machine.state == .closed || inner.transportID != id { return (false, nil) }
-            inner.transport = made
-            // Anything sent before the transport was installed was held: queued first.
-            defer { inner.held = [] }
-            return (true, inner.held.isEmpty ? nil : made.enqueue(inner.held, afterPeerRead: false))
-        }
-        guard installed.installed else {
+        // Anything sent before the transport was installed was held: queued first.
+        guard let installed = transition({ $0.install(made, id: id) }) else {
             made.close()
             return
         }
@@ -148,20 +116,12 @@ final class Engine: Sendable {
         // A heartbeat deadline that passed while the process was suspended is acted on first
         // (close with `ping timeout`), so nothing is written into a dead connection and the
         // caller keeps the packets for the next session (socket.io checks before each emit).
-        let outcome = inner.withLockedValue { inner -> (sent: Bool, overdue: Int?, write: TransportWrite?) in
-            if let timer = inner.timer, timer.isDue() { return (false, timer.generation, nil) }
-            guard inner.machine.isOpen else { return (false, nil, nil) }
-            guard !inner.upgrade.holdsPackets, let transport = inner.transport else {
-                inner.held.append(contentsOf: packets)
-                return (true, nil, nil)
-            }
-            return (true, nil, transport.enqueue(packets, afterPeerRead: afterPeerRead))
-        }
+        let outcome = transition { $0.send(packets, afterPeerRead: afterPeerRead) }
         outcome.write?.start()
         if let overdue = outcome.overdue {
             timerFired(generation: overdue)
             // Closed now (v4), or a v3 ping went out and its new timer is not due: try once more.
-            let stillDue = inner.withLockedValue { $0.timer.map { $0.generation == overdue && $0.isDue() } ?? false }
+            let stillDue = transition { $0.isStillDue(overdue) }
             return stillDue ? false : send(packets, afterPeerRead: afterPeerRead)
         }
         if outcome.sent { configuration.logger.trace("sent", metadata: ["engineio.packets": "\(packets)"]) }
@@ -171,13 +131,13 @@ final class Engine: Sendable {
     /// Closes the session and returns once its connection is closed.
     func closeAndWait() async {
         close()
-        let transport = inner.withLockedValue { $0.transport ?? $0.retired }
+        let transport = transition { $0.transport ?? $0.retired }
         await transport?.waitUntilClosed()
     }
 
     /// Closes the session on the app's behalf; reports `.closed(.forcedClose)` if it was live.
     func close() {
-        let action = inner.withLockedValue { $0.machine.close() }
+        let action = transition { $0.machine.close() }
         switch action {
         case .none:
             let (transport, probe) = detach()
@@ -190,7 +150,7 @@ final class Engine: Sendable {
 
     /// Ends the session because the layer above found it broken (for example a parse error).
     func fail(_ reason: EngineCloseReason) {
-        let action = inner.withLockedValue { $0.machine.transportEnded(reason) }
+        let action = transition { $0.machine.transportEnded(reason) }
         switch action {
         case .none:
             return
@@ -245,12 +205,7 @@ final class Engine: Sendable {
     /// One event of transport `id`. For the active transport a packet's transition happens in
     /// the same lock section that finds the transport's role: one lock per packet.
     func handle(_ event: TransportEvent, from id: Int) {
-        let step: Step = inner.withLockedValue { inner in
-            guard id == inner.transportID else { return inner.probeID == id ? .probe : .stale }
-            guard case .packet(let packet) = event else { return .ended }
-            return .received(packet, inner.machine.received(packet))
-        }
-        switch step {
+        switch transition({ $0.step(for: event, from: id) }) {
         case .stale:
             return
         case .probe:
@@ -263,24 +218,9 @@ final class Engine: Sendable {
         }
     }
 
-    /// What a transport's event is to the engine.
-    private enum Step {
-        /// From a transport the engine no longer uses.
-        case stale
-        /// From the upgrade's probe.
-        case probe
-        /// A packet of the active transport, and the machine's answer to it.
-        case received(EnginePacket, EngineStateMachine.ReceiveAction)
-        /// The active transport ended.
-        case ended
-    }
-
     private func transportEnded(_ reason: EngineCloseReason, from id: Int) {
         configuration.logger.debug("transport ended", metadata: ["engineio.reason": "\(reason)"])
-        let action = inner.withLockedValue { inner -> EngineStateMachine.CloseAction in
-            guard inner.transportID == id else { return .none }
-            return inner.machine.transportEnded(reason)
-        }
+        let action = transition { $0.transportEnded(reason, from: id) }
         switch action {
         case .none:
             return
@@ -313,7 +253,7 @@ final class Engine: Sendable {
     }
 
     private func timerFired(generation: Int) {
-        let action = inner.withLockedValue { $0.machine.timerFired(generation: generation) }
+        let action = transition { $0.machine.timerFired(generation: generation) }
         switch action {
         case .none:
             return
@@ -336,16 +276,7 @@ final class Engine: Sendable {
     }
 
     private func detach() -> ((any EngineTransport)?, WebSocketTransport?) {
-        let (transport, probe, timer) = inner.withLockedValue { inner in
-            defer {
-                inner.retired = inner.transport ?? inner.retired
-                inner.transport = nil
-                inner.transportID = -1
-                inner.probe = nil
-                inner.timer = nil
-            }
-            return (inner.transport, inner.probe, inner.timer)
-        }
+        let (transport, probe, timer) = transition { $0.detach() }
         timer?.cancel()
         return (transport, probe)
     }
@@ -359,11 +290,7 @@ final class Engine: Sendable {
         // Keep the newest generation: two threads may arm at once, and an older timer must not
         // replace a newer one (the state machine ignores stale generations, but a lost newer
         // timer would never fire).
-        let cancelled = inner.withLockedValue { inner -> (@Sendable () -> Void)? in
-            if let current = inner.timer, current.generation > generation { return cancel }
-            defer { inner.timer = (generation, cancel, isDue) }
-            return inner.timer?.cancel
-        }
+        let cancelled = transition { $0.keep((generation, cancel, isDue)) }
         cancelled?()
     }
 

@@ -1,0 +1,89 @@
+import NIOConcurrencyHelpers
+@testable import SocketIO
+import SocketIOProtocol
+import Testing
+
+/// The engine's state, event by event, with a transport that only records what is queued on it.
+@Suite struct EngineStateTests {
+    /// Records what is queued; asks for a write on the first queue after each `start`.
+    final class RecordingTransport: EngineTransport {
+        let name = "recording"
+        let queued = NIOLockedValueBox<[[EnginePacket]]>([])
+        func start() {}
+        func enqueue(_ packets: [EnginePacket], afterPeerRead: Bool) -> TransportWrite? {
+            queued.withLockedValue { $0.append(packets) }
+            return nil
+        }
+        func close() {}
+        func waitUntilClosed() async {}
+        var all: [[EnginePacket]] { queued.withLockedValue { $0 } }
+    }
+
+    static let open = EnginePacket.open(#"{"sid":"abc","upgrades":[],"pingInterval":300,"pingTimeout":200,"maxPayload":1000}"#)
+
+    @Test func openingNumbersTheTransportAndInstallingItQueuesWhatWasHeldFirst() throws {
+        var state = EngineState(version: .v4)
+        let opening = state.startOpening(on: .polling)
+        let started = try #require(opening)
+        #expect(started.id == 1)
+        #expect(state.kind == .polling)
+        let again = state.startOpening(on: .polling)
+        #expect(again == nil, "starting twice does nothing")
+
+        let transport = RecordingTransport()
+        let refused = state.install(transport, id: started.id + 1)
+        #expect(refused == nil, "a transport made for another id is refused")
+        let installed = state.install(transport, id: started.id)
+        #expect(installed != nil)
+        #expect(transport.all.isEmpty, "nothing was held")
+    }
+
+    @Test func sendsBeforeTheOpenAreRefusedThenGoToTheTransportInOrder() throws {
+        var state = EngineState(version: .v4)
+        let opening = state.startOpening(on: .websocket)
+        let started = try #require(opening)
+        let transport = RecordingTransport()
+        _ = state.install(transport, id: started.id)
+        let early = state.send([.message("early")], afterPeerRead: false)
+        #expect(early.sent == false, "not open yet")
+
+        guard case .received(_, .opened) = state.step(for: .packet(Self.open), from: started.id) else {
+            Issue.record("the open packet opens the session")
+            return
+        }
+        let a = state.send([.message("a")], afterPeerRead: false)
+        let b = state.send([.message("b")], afterPeerRead: true)
+        #expect(a.sent && b.sent)
+        #expect(transport.all == [[.message("a")], [.message("b")]])
+    }
+
+    @Test func eventsOfAnotherTransportAreStaleOrTheProbes() throws {
+        var state = EngineState(version: .v4)
+        let opening = state.startOpening(on: .polling)
+        let started = try #require(opening)
+        guard case .stale = state.step(for: .packet(.noop), from: started.id + 7) else { Issue.record("stale"); return }
+        guard case .ended = state.step(for: .ended(.transportClose), from: started.id) else { Issue.record("ended"); return }
+        let other = state.transportEnded(.transportClose, from: started.id + 7)
+        #expect(other == .none, "only the active transport's end counts")
+    }
+
+    @Test func aNewerTimerIsKeptAndAnOlderOneCancelledInstead() {
+        var state = EngineState(version: .v4)
+        let cancelled = NIOLockedValueBox<[Int]>([])
+        func timer(_ generation: Int) -> EngineState.Timer {
+            (generation, { cancelled.withLockedValue { $0.append(generation) } }, { false })
+        }
+        let first = state.keep(timer(2))
+        #expect(first == nil)
+        state.keep(timer(1))?()
+        #expect(cancelled.withLockedValue { $0 } == [1], "an older timer never replaces a newer one")
+        state.keep(timer(3))?()
+        #expect(cancelled.withLockedValue { $0 } == [1, 2])
+        #expect(state.timer?.generation == 3)
+        #expect(state.isStillDue(3) == false)
+
+        let detached = state.detach()
+        #expect(detached.timer?.generation == 3)
+        #expect(state.timer == nil)
+    }
+}
