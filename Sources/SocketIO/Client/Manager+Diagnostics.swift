@@ -30,10 +30,10 @@ extension Socket {
     /// The socket's status and what waits on it, one line.
     var diagnostics: String {
         let acks = pendingAcks.count
-        return inner.withLockedValue { inner in
-            "\(inner.machine.status), \(acks) acks pending, "
-                + "\(inner.connectWaiters.count) connect() waiting, \(inner.machine.sendBuffer.count) packets buffered, "
-                + "\(inner.retryCallers.count) at-least-once emits queued"
+        return transition { state in
+            "\(state.machine.status), \(acks) acks pending, "
+                + "\(state.connectWaiters.count) connect() waiting, \(state.machine.sendBuffer.count) packets buffered, "
+                + "\(state.retryCallers.count) at-least-once emits queued"
         }
     }
 }

@@ -89,7 +89,7 @@ extension Socket {
     private func cancelWait(_ wait: AckWait) {
         switch wait {
         case .ack(let id):
-            inner.withLockedValue { $0.machine.removeBuffered(ackID: id) }
+            transition { $0.machine.removeBuffered(ackID: id) }
             failAcks(ids: [id], with: .ackTimeout)
         case .queued(let sequence):
             cancelRetrying(sequence)
@@ -103,10 +103,10 @@ extension Socket {
         _ event: String, items: [JSONValue], timeout: Duration,
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
     ) -> Int {
-        let id = inner.withLockedValue { $0.machine.makeAckID() }
+        let id = transition { $0.machine.makeAckID() }
         let deadline = PendingReplies<Int, [JSONValue], SocketIOError>.Deadline(after: timeout, on: manager.timeline) { [weak self] id in
             // Not sent yet: it must not go out after its caller gave up.
-            self?.inner.withLockedValue { $0.machine.removeBuffered(ackID: id) }
+            self?.transition { $0.machine.removeBuffered(ackID: id) }
             return .ackTimeout
         }
         pendingAcks.add(id, deadline: deadline, complete: complete)
@@ -128,12 +128,12 @@ extension Socket {
 
     func send(_ packet: SocketPacket, event: String) throws(SocketIOError) {
         guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
-        let action = inner.withLockedValue { $0.machine.emit(packet) }
+        let action = transition { $0.machine.emit(packet) }
         switch action {
         case .send(let packet):
             guard manager.write(packet) else {
                 // The connection went away before the socket heard: keep it for the next connect.
-                inner.withLockedValue { $0.machine.requeue(packet) }
+                transition { $0.machine.requeue(packet) }
                 return
             }
             reportOutgoing([packet])

@@ -70,7 +70,7 @@ extension Socket {
     /// Ends every async sequence made by this socket (its manager was closed).
     func finishStreams() {
         let enders = listeners.takeStreamEnders()
-        let observers = inner.withLockedValue { $0.statusObservers.takeAll() }
+        let observers = transition { $0.statusObservers.takeAll() }
         for end in enders { end() }
         for observer in observers { observer.finish() }
     }

@@ -5,7 +5,7 @@ import SocketIOProtocol
 extension Socket {
     /// A packet for this namespace, from the manager (on the transport's thread).
     func received(_ packet: SocketPacket) {
-        let action = inner.withLockedValue { $0.machine.received(packet) }
+        let action = transition { $0.machine.received(packet) }
         switch action {
         case .none:
             return
@@ -81,7 +81,7 @@ extension Socket {
              .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
             items = [.string(error.description)]
         }
-        let status = inner.withLockedValue { $0.machine.status }
+        let status = transition { $0.machine.status }
         publish(status)
         dispatch(SocketEvent(name: "connect_error", items: items), includeAny: false)
         resumeConnectWaiters(with: error)
@@ -90,11 +90,11 @@ extension Socket {
 
     /// The namespace ended: status, the `disconnect` (or `connect_error`) event, waiting callers.
     func ended(_ reason: DisconnectReason, connectFailure: SocketIOError) {
-        let buffered = inner.withLockedValue { Set($0.machine.sendBuffer.compactMap(\.id)) }
+        let buffered = transition { $0.bufferedAckIDs }
         let sentAckIDs = pendingAcks.ids.filter { !buffered.contains($0) }
         // Acks whose packets were sent can no longer arrive; buffered ones wait for the resend.
         failAcks(ids: sentAckIDs, with: .disconnected(reason))
-        let hadWaiters = inner.withLockedValue { !$0.connectWaiters.isEmpty }
+        let hadWaiters = transition { !$0.connectWaiters.isEmpty }
         publish(.disconnected(reason))
         if case .connectionFailed = connectFailure {
             dispatch(SocketEvent(name: "connect_error", items: [.string(connectFailure.description)]), includeAny: false)
@@ -105,10 +105,7 @@ extension Socket {
     }
 
     func resumeConnectWaiters(with error: SocketIOError?) {
-        let waiters = inner.withLockedValue { inner in
-            defer { inner.connectWaiters = [:] }
-            return Array(inner.connectWaiters.values)
-        }
+        let waiters = transition { $0.takeConnectWaiters() }
         for waiter in waiters {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
         }
@@ -119,6 +116,6 @@ extension Socket {
     }
 
     func publish(_ status: SocketStatus) {
-        inner.withLockedValue { $0.statusObservers.yield(status) }
+        transition { $0.statusObservers.yield(status) }
     }
 }

@@ -7,18 +7,14 @@ extension Socket {
         _ event: String, items: [JSONValue], timeout: Duration, retries: Int,
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
     ) -> Int {
-        let sequence = inner.withLockedValue { inner in
-            let sequence = inner.retryQueue.enqueue(event: event, items: items, timeout: timeout, retries: retries)
-            inner.retryCallers[sequence] = complete
-            return sequence
-        }
+        let sequence = transition { $0.enqueueRetrying(event, items: items, timeout: timeout, retries: retries, caller: complete) }
         drainRetryQueue(force: false)
         return sequence
     }
 
     /// Sends the head of the retry queue if it may go now.
     func drainRetryQueue(force: Bool) {
-        let action = inner.withLockedValue { $0.retryQueue.drain(connected: $0.machine.isConnected, force: force) }
+        let action = transition { $0.drainRetries(force: force) }
         perform(action)
     }
 
@@ -32,14 +28,14 @@ extension Socket {
                 self?.retryTryEnded(sequence: sequence, tries: tries, result: result)
             }
         case .finish(let sequence, let result):
-            let caller = inner.withLockedValue { $0.retryCallers.removeValue(forKey: sequence) }
+            let caller = transition { $0.takeRetryCaller(sequence) }
             caller?(result)
             drainRetryQueue(force: false)
         }
     }
 
     private func retryTryEnded(sequence: Int, tries: Int, result: Result<[JSONValue], SocketIOError>) {
-        let action = inner.withLockedValue { $0.retryQueue.tryEnded(sequence: sequence, tries: tries, result: result) }
+        let action = transition { $0.retryQueue.tryEnded(sequence: sequence, tries: tries, result: result) }
         switch action {
         case .none:
             // A failed try that has tries left goes again at once while connected; otherwise
@@ -52,18 +48,14 @@ extension Socket {
 
     /// The caller of `sequence` stopped waiting: take it out and tell it.
     func cancelRetrying(_ sequence: Int) {
-        let (wasHead, caller) = inner.withLockedValue { inner in
-            (inner.retryQueue.remove(sequence: sequence), inner.retryCallers.removeValue(forKey: sequence))
-        }
+        let (wasHead, caller) = transition { $0.cancelRetrying(sequence) }
         caller?(.failure(.ackTimeout))
         if wasHead { drainRetryQueue(force: false) }
     }
 
     /// The app disconnected for good: every queued emit's caller hears it.
     func failRetryQueue(with error: SocketIOError) {
-        let callers = inner.withLockedValue { inner in
-            inner.retryQueue.removeAll().compactMap { inner.retryCallers.removeValue(forKey: $0) }
-        }
+        let callers = transition { $0.failRetries() }
         for caller in callers { caller(.failure(error)) }
     }
 }

@@ -22,18 +22,8 @@ public final class Socket: Sendable {
     /// Strong: a socket keeps its manager (and so its connection) alive, as in socket.io.
     let manager: Manager
 
-    struct Inner: Sendable {
-        var machine: SocketStateMachine
-        var auth: SocketAuth
-        var statusObservers = ObserverSet<SocketStatus>()
-        var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-        /// At-least-once emits (`retries` > 0): one in flight, in order.
-        var retryQueue = RetryQueue()
-        var retryCallers: [Int: @Sendable (Result<[JSONValue], SocketIOError>) -> Void] = [:]
-        var nextObserverID = 0
-    }
-
-    let inner: NIOLockedValueBox<Inner>
+    /// Everything the socket keeps beside its listeners (see ``transition(_:)``).
+    let inner: NIOLockedValueBox<SocketState>
     /// The listeners and the event sequences, beside the connection state.
     let listeners = SocketListeners()
     /// `emitWithAck` callers waiting for the server's ack, by ack id.
@@ -49,7 +39,13 @@ public final class Socket: Sendable {
             sendBufferLimit: manager.configuration.sendBufferLimit,
             reconnects: manager.configuration.reconnection
         )
-        self.inner = NIOLockedValueBox(Inner(machine: machine, auth: auth))
+        self.inner = NIOLockedValueBox(SocketState(machine: machine, auth: auth))
+    }
+
+    /// One event (or a read) of the socket's state under its lock: each call site runs one of
+    /// ``SocketState``'s methods or one machine transition, and does what it hands back after.
+    func transition<T>(_ event: (inout SocketState) -> T) -> T {
+        inner.withLockedValue(event)
     }
 
     /// The server-assigned socket id while connected.
@@ -59,25 +55,25 @@ public final class Socket: Sendable {
     }
 
     /// Whether the namespace is connected.
-    public var connected: Bool { inner.withLockedValue { $0.machine.isConnected } }
+    public var connected: Bool { transition { $0.machine.isConnected } }
 
     /// Whether the socket wants a connection (connecting or connected).
     public var active: Bool { isActive }
 
     /// Whether the last connection restored the previous session (connection state recovery):
     /// the server replayed the events emitted while this socket was away, each exactly once.
-    public var recovered: Bool { inner.withLockedValue { $0.machine.recovered } }
+    public var recovered: Bool { transition { $0.machine.recovered } }
 
     /// The current status.
-    public var status: SocketStatus { inner.withLockedValue { $0.machine.status } }
+    public var status: SocketStatus { transition { $0.machine.status } }
 
     /// The auth payload used at the next CONNECT.
     public var auth: SocketAuth {
-        get { inner.withLockedValue { $0.auth } }
-        set { inner.withLockedValue { $0.auth = newValue } }
+        get { transition { $0.auth } }
+        set { transition { $0.auth = newValue } }
     }
 
-    var isActive: Bool { inner.withLockedValue { $0.machine.isActive } }
+    var isActive: Bool { transition { $0.machine.isActive } }
 
     // MARK: - Connecting
 
@@ -86,9 +82,7 @@ public final class Socket: Sendable {
     public func startConnecting() {
         manager.socketWantsConnection(self)
         let engineOpen = manager.isEngineOpen
-        let (action, change) = inner.withLockedValue { inner in
-            (inner.machine.connect(engineOpen: engineOpen), inner.machine.status)
-        }
+        let (action, change) = transition { $0.connect(engineOpen: engineOpen) }
         switch action {
         case .none:
             return
@@ -115,14 +109,11 @@ public final class Socket: Sendable {
     ///   the calling task is cancelled.
     public func connect() async throws(SocketIOError) {
         if connected { return }
-        let waiter = inner.withLockedValue { inner -> Int in
-            inner.nextObserverID += 1
-            return inner.nextObserverID
-        }
+        let waiter = transition { $0.makeWaiterID() }
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    inner.withLockedValue { $0.connectWaiters[waiter] = continuation }
+                    transition { $0.addConnectWaiter(waiter, continuation) }
                     if Task.isCancelled { cancelConnectWaiter(waiter) }
                     startConnecting()
                     if connected { resumeConnectWaiters(with: nil) }
@@ -139,16 +130,14 @@ public final class Socket: Sendable {
 
     /// Stops waiting in `connect()` for a cancelled caller (the connection attempt goes on).
     private func cancelConnectWaiter(_ id: Int) {
-        let waiter = inner.withLockedValue { $0.connectWaiters.removeValue(forKey: id) }
+        let waiter = transition { $0.removeConnectWaiter(id) }
         waiter?.resume(throwing: SocketIOError.connectionFailed("cancelled"))
     }
 
     /// Leaves the namespace (`io client disconnect`); pending acks fail, buffered emits are dropped
     /// and their ack callers told. The manager closes the connection when no socket needs it.
     public func disconnect() {
-        let (action, dropped) = inner.withLockedValue { inner in
-            (inner.machine.disconnect(), inner.machine.drainSendBuffer())
-        }
+        let (action, dropped) = transition { $0.disconnect() }
         switch action {
         case .none, .attemptFailed:
             failAcks(ids: dropped.compactMap(\.id), with: .disconnected(.ioClientDisconnect))
@@ -166,7 +155,7 @@ public final class Socket: Sendable {
     // MARK: - From the manager
 
     func engineOpened(version: SocketIOVersion, sid: String) {
-        let action = inner.withLockedValue { $0.machine.engineOpened(version: version, sid: sid) }
+        let action = transition { $0.machine.engineOpened(version: version, sid: sid) }
         switch action {
         case .sendConnect: sendConnect()
         case .openEngine, .none: return
@@ -174,7 +163,7 @@ public final class Socket: Sendable {
     }
 
     func engineClosed(_ reason: DisconnectReason) {
-        let action = inner.withLockedValue { $0.machine.engineClosed(reason) }
+        let action = transition { $0.machine.engineClosed(reason) }
         switch action {
         case .none:
             return
@@ -191,7 +180,7 @@ public final class Socket: Sendable {
     /// The manager stopped reconnecting (attempts exhausted): callers waiting in `connect()` and
     /// buffered emits' ack callers hear it; the buffer is kept for a later `connect()`.
     func reconnectionFailed() {
-        let (wasWaiting, status) = inner.withLockedValue { ($0.machine.reconnectionFailed(), $0.machine.status) }
+        let (wasWaiting, status) = transition { $0.reconnectionFailed() }
         guard wasWaiting else { return }
         let attempts = manager.configuration.reconnectionAttempts ?? 0
         publish(status)
@@ -201,7 +190,7 @@ public final class Socket: Sendable {
     }
 
     private func sendConnect() {
-        let (auth, recovery) = inner.withLockedValue { ($0.auth, $0.machine.recoveryFields()) }
+        let (auth, recovery) = transition { $0.connectFields() }
         let version = manager.socketIOVersion
         let namespace = self.namespace
         let send: @Sendable (JSONObject?) -> Void = { [manager] object in
@@ -220,10 +209,10 @@ public final class Socket: Sendable {
                 do {
                     let object = try await auth.resolve()
                     // The app may have disconnected while the provider ran.
-                    guard self.inner.withLockedValue({ $0.machine.status == .connecting }) else { return }
+                    guard self.transition({ $0.machine.status == .connecting }) else { return }
                     send(object)
                 } catch {
-                    guard self.inner.withLockedValue({ $0.machine.engineFailed() }) else { return }
+                    guard self.transition({ $0.machine.engineFailed() }) else { return }
                     self.connectFailed(.connectionFailed("auth provider failed: \(error)"))
                 }
             }
@@ -245,7 +234,7 @@ public final class Socket: Sendable {
     }
 
     func engineFailed(_ error: SocketIOError) {
-        guard inner.withLockedValue({ $0.machine.engineFailed() }) else { return }
+        guard transition({ $0.machine.engineFailed() }) else { return }
         connectFailed(error)
     }
 
