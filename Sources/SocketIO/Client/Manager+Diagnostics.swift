@@ -6,8 +6,8 @@ extension Manager {
     /// What the manager and its sockets are doing and waiting on, one line each: for the soak
     /// harness and for logs when something takes too long (never parsed).
     package var diagnostics: [String] {
-        let (engine, sockets, reconnecting, wasOpen) = inner.withLockedValue { inner in
-            (inner.engine, inner.sockets.all, inner.machine.reconnection.isWaiting, inner.machine.isOpen)
+        let (engine, sockets, reconnecting, wasOpen) = transition { state in
+            (state.engine, state.sockets.all, state.machine.reconnection.isWaiting, state.machine.isOpen)
         }
         var lines = ["manager \(url.absoluteString): " + (engine?.diagnostics ?? "no engine")
             + (wasOpen ? ", was open" : "") + (reconnecting ? ", waiting to reconnect" : "")]

@@ -9,17 +9,14 @@ extension Manager {
     ///
     /// A ``resume()`` within the grace keeps the connection as it is.
     public func suspend(after grace: Duration = .zero) {
-        let token = inner.withLockedValue { $0.machine.suspend() }
+        let token = transition { $0.machine.suspend() }
         logger.debug("suspending", metadata: ["socketio.grace": "\(grace)"])
         guard grace > .zero else {
             graceElapsed(token)
             return
         }
         let timer = schedule(after: grace) { $0.graceElapsed(token) }
-        let previous = inner.withLockedValue { inner in
-            defer { inner.suspendTimer = timer }
-            return inner.suspendTimer
-        }
+        let previous = transition { $0.keepSuspendTimer(timer) }
         previous?.cancel()
     }
 
@@ -27,11 +24,7 @@ extension Manager {
     /// sockets recover their sessions where the server allows, and send what they buffered).
     public func resume() {
         let rememberUpgrade = configuration.rememberUpgrade
-        let (action, timer) = inner.withLockedValue { inner in
-            defer { inner.suspendTimer = nil }
-            let wanted = inner.sockets.all.contains { $0.isActive }
-            return (inner.machine.resume(wantsConnection: wanted, rememberUpgrade: rememberUpgrade), inner.suspendTimer)
-        }
+        let (action, timer) = transition { $0.resume(rememberUpgrade: rememberUpgrade) }
         timer?.cancel()
         guard let action else { return }
         logger.debug("resuming: reconnecting")
@@ -40,24 +33,17 @@ extension Manager {
 
     /// Whether the manager is suspended (its grace over, the connection closed until resumed).
     public var isSuspended: Bool {
-        inner.withLockedValue { $0.machine.lifecycle == .suspended }
+        transition { $0.machine.lifecycle == .suspended }
     }
 
     private func graceElapsed(_ token: Int) {
-        let (action, engine, timer) = inner.withLockedValue { inner in
-            guard let action = inner.machine.graceElapsed(token) else {
-                return (ManagerStateMachine.CloseAction?.none, Engine?.none, Timer?.none)
-            }
-            defer { inner.engine = nil; inner.reconnectTimer = nil }
-            return (action, inner.engine, inner.reconnectTimer)
-        }
+        guard let (action, engine, timer) = transition({ $0.graceElapsed(token) }) else { return }
         timer?.cancel()
-        guard let action else { return }
         logger.info("suspended: connection closed until resumed")
         engine?.close()
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.transportClose)) }
-        let sockets = inner.withLockedValue { $0.sockets.all }
+        let sockets = transition { $0.sockets.all }
         for socket in sockets { socket.engineClosed(.transportClose) }
     }
 }

@@ -9,12 +9,7 @@ extension Manager {
     /// Starts following the network monitor, once (from the first session on).
     func watchNetworkIfNeeded() {
         guard let monitor = configuration.networkMonitor else { return }
-        let claimed = inner.withLockedValue { inner -> Bool in
-            guard !inner.watchingNetwork else { return false }
-            inner.watchingNetwork = true
-            return true
-        }
-        guard claimed else { return }
+        guard transition({ $0.claimNetworkWatch() }) else { return }
         // Each path is handed to the manager's event loop, in order: no task per manager
         // waiting on the monitor, and the monitor's thread never runs the manager's work.
         let eventLoop = self.eventLoop
@@ -22,31 +17,19 @@ extension Manager {
             guard let manager = self else { return }
             eventLoop.execute { manager.pathChanged(path) }
         }
-        let stale = inner.withLockedValue { inner -> Bool in
-            // Closed while the observation started: nothing to watch for any more.
-            guard inner.watchingNetwork else { return true }
-            inner.networkWatch = observation
-            return false
-        }
-        if stale { observation.cancel() }
+        // Closed while the observation started: nothing to watch for any more.
+        if !transition({ $0.keep(observation) }) { observation.cancel() }
     }
 
     private func pathChanged(_ path: NetworkPath) {
         let rememberUpgrade = configuration.rememberUpgrade
-        let action = inner.withLockedValue { inner -> ManagerStateMachine.NetworkAction in
-            guard inner.lastPath != path else { return .none }
-            inner.lastPath = path
-            return inner.machine.networkChanged(available: path.status == .satisfied, rememberUpgrade: rememberUpgrade)
-        }
+        let action = transition { $0.pathChanged(path, rememberUpgrade: rememberUpgrade) }
         logger.debug("network path", metadata: ["socketio.path": "\(path)"])
         switch action {
         case .none:
             return
         case .attemptNow(let attempt, let open):
-            let timer = inner.withLockedValue { inner in
-                defer { inner.reconnectTimer = nil }
-                return inner.reconnectTimer
-            }
+            let timer = transition { $0.takeReconnectTimer() }
             timer?.cancel()
             logger.info("network path available: reconnecting now", metadata: ["socketio.attempt": "\(attempt)"])
             publish(.reconnectAttempt(attempt))
@@ -61,10 +44,7 @@ extension Manager {
         let address = endpoint.address
         Task.detached { [weak self] in
             let source = RouteProbe.sourceAddress(toward: address.host, port: address.port)
-            self?.inner.withLockedValue { inner in
-                guard inner.machine.isCurrent(session), inner.sourceAddress?.session != session else { return }
-                inner.sourceAddress = (session, source)
-            }
+            self?.transition { $0.record(source: source, of: session) }
         }
     }
 
@@ -76,15 +56,7 @@ extension Manager {
         Task.detached { [weak self] in
             let now = RouteProbe.sourceAddress(toward: address.host, port: address.port)
             guard let self else { return }
-            let moved = self.inner.withLockedValue { inner -> (Engine, String?)? in
-                guard let recorded = inner.sourceAddress, recorded.session == session else {
-                    // Not recorded yet: this is the baseline.
-                    if inner.machine.isCurrent(session) { inner.sourceAddress = (session, now) }
-                    return nil
-                }
-                guard recorded.address != now, let engine = inner.engine, inner.machine.routeChanged(session) else { return nil }
-                return (engine, recorded.address)
-            }
+            let moved = self.transition { $0.routeMoved(of: session, now: now) }
             guard let (engine, was) = moved else { return }
             self.logger.info("the network path moved: reconnecting", metadata: [
                 "socketio.from": "\(was ?? "none")", "socketio.to": "\(now ?? "no route")",
@@ -100,5 +72,5 @@ extension Manager {
 extension Manager {
     /// The network path the manager last acted on (nil before its first session, or with no
     /// monitor).
-    public var networkPath: NetworkPath? { inner.withLockedValue { $0.lastPath } }
+    public var networkPath: NetworkPath? { transition { $0.lastPath } }
 }

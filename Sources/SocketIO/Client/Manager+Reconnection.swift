@@ -6,10 +6,7 @@ extension Manager {
     /// up the reconnection loop (socket.io's backoff; see ``Backoff``).
     func reconnectIfWanted(after reason: EngineCloseReason) {
         let random = configuration.jitter()
-        let (action, sockets) = inner.withLockedValue { inner in
-            let wanted = inner.sockets.all.contains { $0.isActive }
-            return (inner.machine.connectionLost(wantsConnection: wanted, random: random), inner.sockets.all)
-        }
+        let (action, sockets) = transition { $0.connectionLost(random: random) }
         switch action {
         case .none:
             return
@@ -32,26 +29,20 @@ extension Manager {
             publish(.reconnectFailed)
             for socket in sockets { socket.reconnectionFailed() }
             // Given up on: held no longer (a later `connect()` holds them again).
-            inner.withLockedValue { inner in
-                for socket in sockets { inner.sockets.letGo(socket) }
-            }
+            transition { $0.letGoAll(sockets) }
         }
     }
 
     private func scheduleAttempt(_ attempt: Int, after delay: Duration) {
         let timer = schedule(after: delay) { $0.delayElapsed(attempt: attempt) }
-        let stale = inner.withLockedValue { inner -> Timer? in
-            // The app may have stopped the loop while the timer was being made.
-            guard inner.machine.reconnection.state == .waiting(attempt: attempt) else { return timer }
-            inner.reconnectTimer = timer
-            return nil
-        }
+        // The app may have stopped the loop while the timer was being made.
+        let stale = transition { $0.keepReconnectTimer(timer, attempt: attempt) }
         stale?.cancel()
     }
 
     private func delayElapsed(attempt: Int) {
         let rememberUpgrade = configuration.rememberUpgrade
-        guard let action = inner.withLockedValue({
+        guard let action = transition({
             $0.machine.delayElapsed(attempt: attempt, rememberUpgrade: rememberUpgrade)
         }) else { return }
         publish(.reconnectAttempt(attempt))

@@ -6,20 +6,7 @@ extension Manager {
     /// Decodes a message of the current session and hands the packet to its namespace's socket.
     /// A packet that does not decode closes the session (`parseError`), as socket.io does.
     func receive(_ message: EnginePacket) {
-        let result: Result<(SocketPacket, Socket?)?, ProtocolError> = inner.withLockedValue { inner in
-            do throws(ProtocolError) {
-                let decoded: SocketPacket?
-                switch message {
-                case .message(let text): decoded = try inner.decoder.decode(text: text)
-                case .binaryMessage(let data): decoded = try inner.decoder.decode(binary: data)
-                case .open, .close, .ping, .pong, .upgrade, .noop: decoded = nil
-                }
-                guard let packet = decoded else { return .success(nil) }
-                return .success((packet, inner.sockets[Self.namespaceName(packet.namespace)]))
-            } catch {
-                return .failure(error)
-            }
-        }
+        let result = transition { $0.decode(message) }
         switch result {
         case .success(nil):
             return
@@ -31,7 +18,7 @@ extension Manager {
             socket.received(packet)
         case .failure(let error):
             logger.warning("closing: the server sent an invalid packet", metadata: ["socketio.error": "\(error)"])
-            let engine = inner.withLockedValue { $0.engine }
+            let engine = transition { $0.engine }
             engine?.fail(.parseError(error.description))
         }
     }

@@ -7,7 +7,7 @@ extension Manager {
     /// will open it. Returns the session's revision and sid when one is open already.
     @discardableResult
     func openEngine() -> (SocketIOVersion, String)? {
-        let action = inner.withLockedValue { $0.machine.open(rememberUpgrade: configuration.rememberUpgrade) }
+        let action = transition { $0.machine.open(rememberUpgrade: configuration.rememberUpgrade) }
         return perform(action)
     }
 
@@ -51,13 +51,8 @@ extension Manager {
         let engine = Engine(configuration: config) { [weak self] event in
             self?.handle(event, session: session)
         }
-        let current = inner.withLockedValue { inner in
-            // The app may have closed meanwhile: then this session is no longer current.
-            guard inner.machine.isCurrent(session) else { return false }
-            inner.decoder = SocketPacketDecoder(version: version.socketIOVersion)
-            inner.engine = engine
-            return true
-        }
+        // The app may have closed meanwhile: then this session is no longer current.
+        let current = transition { $0.install(engine, session: session, version: version) }
         guard current else { return }
         watchNetworkIfNeeded()
         logger.debug("opening Engine.IO session", metadata: ["socketio.version": "\(version)"])
@@ -69,9 +64,7 @@ extension Manager {
     private func handle(_ event: EngineEvent, session: Int) {
         switch event {
         case .opened(let handshake, let transport):
-            guard let (action, sockets) = inner.withLockedValue({ inner -> (ManagerStateMachine.OpenedAction, [Socket])? in
-                inner.machine.opened(session, sid: handshake.sid, transport: transport).map { ($0, inner.sockets.all) }
-            }) else { return }
+            guard let (action, sockets) = transition({ $0.opened(session, sid: handshake.sid, transport: transport) }) else { return }
             guard case .announce(let version, let sid, let reconnected) = action else { return }
             logger.info("connected", metadata: [
                 "socketio.sid": "\(sid)", "socketio.version": "\(version)", "socketio.transport": "\(transport)",
@@ -84,7 +77,7 @@ extension Manager {
             }
             for socket in sockets { socket.engineOpened(version: version, sid: sid) }
         case .upgraded:
-            guard inner.withLockedValue({ $0.machine.upgraded(session) }) else { return }
+            guard transition({ $0.machine.upgraded(session) }) else { return }
             logger.debug("upgraded to WebSocket")
             publish(.upgrade)
         case .heartbeat:
@@ -99,16 +92,11 @@ extension Manager {
     }
 
     private func isCurrent(_ session: Int) -> Bool {
-        inner.withLockedValue { $0.machine.isCurrent(session) }
+        transition { $0.machine.isCurrent(session) }
     }
 
     private func closed(_ session: Int, reason: EngineCloseReason) {
-        guard let (action, sockets) = inner.withLockedValue({ inner -> (ManagerStateMachine.ClosedAction, [Socket])? in
-            guard let action = inner.machine.closed(session, reason: reason) else { return nil }
-            inner.engine = nil
-            inner.decoder.reset()
-            return (action, inner.sockets.all)
-        }) else { return }
+        guard let (action, sockets) = transition({ $0.closed(session, reason: reason) }) else { return }
         logger.debug("Engine.IO session closed", metadata: ["socketio.reason": "\(reason)"])
         switch action {
         case .retryAsV3(let next):

@@ -38,30 +38,14 @@ public final class Manager: Sendable {
     let timeline: Timeline
     let logger: Logger
 
-    struct Inner: Sendable {
-        /// The session's engine; there is one exactly while ``machine`` has a session.
-        var engine: Engine?
-        var sockets = SocketTable()
-        /// Decodes the current session's packets (its revision; partial binary packets).
-        var decoder: SocketPacketDecoder
-        var observers = ObserverSet<ManagerEvent>()
-        /// The session lifecycle and the reconnection loop.
-        var machine: ManagerStateMachine
-        /// The timer of the reconnection delay running now.
-        var reconnectTimer: Timer?
-        /// Follows ``Configuration/networkMonitor`` while a connection is wanted.
-        var networkWatch: NetworkObservation?
-        /// Set while a network observation runs or is being started.
-        var watchingNetwork = false
-        /// The last path reported, to act on changes only.
-        var lastPath: NetworkPath?
-        /// The local address the open session's route leaves from (see ``RouteProbe``).
-        var sourceAddress: (session: Int, address: String?)?
-        /// The grace period of a suspension.
-        var suspendTimer: Timer?
-    }
+    /// Everything the manager keeps (see ``transition(_:)``).
+    let inner: NIOLockedValueBox<ManagerState>
 
-    let inner: NIOLockedValueBox<Inner>
+    /// One event (or a read) of the manager's state under its lock: each call site runs one of
+    /// ``ManagerState``'s methods or one machine transition, and does what it hands back after.
+    func transition<T>(_ event: (inout ManagerState) -> T) -> T {
+        inner.withLockedValue(event)
+    }
 
     /// A deadline on the manager's timeline (an event-loop timer on the real clock): the
     /// reconnection delay, a suspension's grace.
@@ -105,7 +89,7 @@ public final class Manager: Sendable {
                 jitter: configuration.randomizationFactor
             )
         )
-        self.inner = NIOLockedValueBox(Inner(
+        self.inner = NIOLockedValueBox(ManagerState(
             decoder: SocketPacketDecoder(version: version.socketIOVersion),
             machine: ManagerStateMachine(
                 version: version, retriesAsV3: configuration.version == .auto, reconnection: reconnection
@@ -125,7 +109,7 @@ public final class Manager: Sendable {
 
     deinit {
         Self.live.remove(ObjectIdentifier(self))
-        inner.withLockedValue { $0.networkWatch?.cancel() }
+        transition { $0.networkWatch?.cancel() }
     }
 
     /// The namespace ``socket(namespace:auth:)`` opens when given none: the one the URL's path
@@ -141,22 +125,19 @@ public final class Manager: Sendable {
     ///   - auth: the CONNECT auth payload, used when the socket is first made.
     public func socket(namespace: String? = nil, auth: SocketAuth = .none) -> Socket {
         let namespace = namespace.map(SocketNamespace.normalized) ?? defaultNamespace
-        return inner.withLockedValue { inner in
-            if let socket = inner.sockets[namespace] { return socket }
-            let socket = Socket(manager: self, namespace: namespace, auth: auth, version: inner.machine.version.socketIOVersion)
-            inner.sockets.add(socket)
-            return socket
+        return transition { state in
+            state.socket(namespace) { Socket(manager: self, namespace: namespace, auth: auth, version: $0) }
         }
     }
 
     /// The Engine.IO handshake of the current session, if one is open.
     public var handshake: EngineHandshake? {
-        inner.withLockedValue { $0.engine }?.handshake
+        transition { $0.engine }?.handshake
     }
 
     /// Disconnects every socket and closes the session.
     public func disconnect() {
-        let sockets = inner.withLockedValue { $0.sockets.all }
+        let sockets = transition { $0.sockets.all }
         for socket in sockets { socket.disconnect() }
         closeEngine()
     }
@@ -169,13 +150,13 @@ public final class Manager: Sendable {
     /// the DISCONNECT (socket.io's Node server does): the DISCONNECT waits until the server has
     /// read everything before it. Bounded: the wait for that confirmation takes at most 2 s.
     public func close() async {
-        let (sockets, engine) = inner.withLockedValue { ($0.sockets.all, $0.engine) }
+        let (sockets, engine) = transition { ($0.sockets.all, $0.engine) }
         for socket in sockets { socket.disconnect() }
         closeEngine()
         // The sockets no longer keep each other and the manager alive (see `SocketTable`).
-        inner.withLockedValue { $0.sockets.letGoAll() }
+        transition { $0.sockets.letGoAll() }
         await engine?.closeAndWait()
-        let observers = inner.withLockedValue { $0.observers.takeAll() }
+        let observers = transition { $0.observers.takeAll() }
         for observer in observers { observer.finish() }
         for socket in sockets { socket.finishStreams() }
     }
@@ -187,7 +168,7 @@ public final class Manager: Sendable {
 
     func publish(_ event: ManagerEvent) {
         metrics.record(event)
-        inner.withLockedValue { $0.observers.yield(event) }
+        transition { $0.observers.yield(event) }
     }
 
     /// Runs `work` on the handler executor after everything already queued there.
@@ -198,19 +179,19 @@ public final class Manager: Sendable {
     // MARK: - For sockets
 
     var isEngineOpen: Bool {
-        inner.withLockedValue { $0.engine?.isOpen ?? false }
+        transition { $0.engine?.isOpen ?? false }
     }
 
     /// The Engine.IO revision of the current (or last) session: with `.auto`, what was negotiated.
-    public var engineIOVersion: EngineIOVersion { inner.withLockedValue { $0.machine.version } }
+    public var engineIOVersion: EngineIOVersion { transition { $0.machine.version } }
 
     /// The Socket.IO revision of the current (or last) session.
-    var socketIOVersion: SocketIOVersion { inner.withLockedValue { $0.machine.version.socketIOVersion } }
+    var socketIOVersion: SocketIOVersion { transition { $0.machine.version.socketIOVersion } }
 
     /// The transport carrying the session now, if one is open: the one it opened on, WebSocket
     /// once the manager has heard of the upgrade (the `upgrade` event comes with it).
     public var transport: EngineTransportKind? {
-        inner.withLockedValue { $0.engine == nil ? nil : $0.machine.sessionTransport }
+        transition { $0.engine == nil ? nil : $0.machine.sessionTransport }
     }
 
     /// Writes a packet on the open session. Returns `false` when there is none.
@@ -220,7 +201,7 @@ public final class Manager: Sendable {
     @discardableResult
     func write(_ packet: SocketPacket, afterPeerRead: Bool = false) -> Bool {
         let encoded = SocketPacketEncoder.encode(packet)
-        guard let engine = inner.withLockedValue({ $0.engine }) else { return false }
+        guard let engine = transition({ $0.engine }) else { return false }
         return engine.send(encoded.enginePackets, afterPeerRead: afterPeerRead)
     }
 
@@ -228,46 +209,33 @@ public final class Manager: Sendable {
     @discardableResult
     func write(_ packets: [SocketPacket]) -> Bool {
         guard !packets.isEmpty else { return true }
-        guard let engine = inner.withLockedValue({ $0.engine }) else { return false }
+        guard let engine = transition({ $0.engine }) else { return false }
         return engine.send(packets.flatMap { SocketPacketEncoder.encode($0).enginePackets })
     }
 
     /// Called by a socket that wants a connection: the manager holds it (see ``SocketTable``).
     func socketWantsConnection(_ socket: Socket) {
-        inner.withLockedValue { $0.sockets.hold(socket) }
+        transition { $0.sockets.hold(socket) }
     }
 
     /// Called by a socket that stopped wanting a connection: the manager lets go of it, and
     /// closes the engine if no socket wants one.
     func socketBecameInactive(_ socket: Socket) {
-        let anyActive = inner.withLockedValue { inner in
-            inner.sockets.letGo(socket)
-            return inner.sockets.all.contains { $0.isActive }
-        }
+        let anyActive = transition { $0.letGo(socket) }
         if !anyActive { closeEngine() }
     }
 
     /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
     /// so the manager's `close` event is published here.
     private func closeEngine() {
-        let (engine, action, timers, watch) = inner.withLockedValue { inner in
-            defer {
-                inner.engine = nil
-                inner.reconnectTimer = nil
-                inner.networkWatch = nil
-                inner.watchingNetwork = false
-                inner.suspendTimer = nil
-                inner.lastPath = nil
-            }
-            return (inner.engine, inner.machine.close(), [inner.reconnectTimer, inner.suspendTimer], inner.networkWatch)
-        }
+        let (engine, action, timers, watch) = transition { $0.close() }
         for timer in timers { timer?.cancel() }
         watch?.cancel()
         engine?.close()
         guard case .close(let wasOpen) = action else { return }
         if wasOpen { publish(.close(.ioClientDisconnect)) }
         // A socket that started connecting meanwhile hears of it rather than waiting forever.
-        let sockets = inner.withLockedValue { $0.sockets.all }
+        let sockets = transition { $0.sockets.all }
         for socket in sockets { socket.engineClosed(.ioClientDisconnect) }
     }
 }
