@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 public import SocketIOProtocol
 public import Switchboard
 
@@ -17,7 +16,7 @@ public final class InMemoryDriver: ConnectionDriver {
     /// A driver for `server` (not open yet).
     public init(server: InMemoryServer) {
         self.server = server
-        self.link = server.state.withLockedValue { $0.makeID() }
+        self.link = server.newLink()
     }
 
     /// Connects to the in-memory server (which may refuse, as set by the test).

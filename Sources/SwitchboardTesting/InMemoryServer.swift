@@ -88,181 +88,124 @@ public final class InMemoryServer: Sendable {
     /// Answers one request: the payload in, the reply's value out.
     public typealias RequestHandler = @Sendable (JSONValue) async throws -> JSONValue
 
-    struct State: Sendable {
-        var behavior = ConnectBehavior.accept
-        var handlers: [String: RequestHandler] = [:]
-        var links: [UInt64: @Sendable (DriverEvent) -> Void] = [:]
-        var held: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-        var unanswered: [UInt64: (link: UInt64, continuation: CheckedContinuation<Response, any Error>)] = [:]
-        var activity: [Activity] = []
-        var watchers: [UInt64: AsyncStream<Activity>.Continuation] = [:]
-        var messageWatchers: [UInt64: AsyncStream<Message>.Continuation] = [:]
-        var opens = 0
-        var nextID: UInt64 = 0
+    /// The server's state, its handlers and waiters as the driver hands them over.
+    typealias Machine = InMemoryServerState<
+        @Sendable (DriverEvent) -> Void, CheckedContinuation<Void, any Error>, CheckedContinuation<Response, any Error>
+    >
 
-        mutating func makeID() -> UInt64 {
-            nextID += 1
-            return nextID
-        }
+    private let state = NIOLockedValueBox(Machine())
 
-        mutating func record(_ event: Activity) {
-            activity.append(event)
-            for watcher in watchers.values { watcher.yield(event) }
-            if case .message(let message) = event {
-                for watcher in messageWatchers.values { watcher.yield(message) }
-            }
-        }
+    /// The one way into the state: `event` runs under the lock; what it hands back is done after.
+    private func transition<T>(_ event: (inout Machine) -> T) -> T {
+        state.withLockedValue(event)
     }
-
-    let state = NIOLockedValueBox(State())
 
     /// A server that accepts every connect and answers no request yet.
     public init() {}
 
     /// Answers requests for `event` with `handler` (replacing an earlier one).
     public func onRequest(_ event: String, _ handler: @escaping RequestHandler) {
-        state.withLockedValue { $0.handlers[event] = handler }
+        transition { $0.answer(event, with: handler) }
     }
 
     /// What happens when a client opens; changing it from `hold` resolves the waiting opens.
     public var connectBehavior: ConnectBehavior {
-        get { state.withLockedValue { $0.behavior } }
+        get { transition { $0.connectBehavior } }
         set {
-            let held = state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
-                state.behavior = newValue
-                guard newValue != .hold else { return [] }
-                defer { state.held = [:] }
-                return Array(state.held.values)
-            }
-            for open in held { open.resume() }
+            for open in transition({ $0.changeConnectBehavior(to: newValue) }) { open.resume() }
         }
     }
 
     /// Sends `event` to every open client.
     public func push(_ event: String, _ payload: JSONValue) {
-        let links = state.withLockedValue { Array($0.links.values) }
-        for link in links { link(.event(event, payload)) }
+        for link in transition({ $0.openLinks }) { link(.event(event, payload)) }
     }
 
     /// Closes every open client's transport from the server side, as a network failure would:
     /// each hears `closed(reason)` and its unanswered requests fail.
     public func dropConnections(reason: String = "transport close") {
-        let (links, requests) = state.withLockedValue { state in
-            defer { state.links = [:]; state.unanswered = [:] }
-            state.record(.dropped(reason))
-            return (Array(state.links.values), Array(state.unanswered.values))
-        }
-        for request in requests { request.continuation.resume(throwing: ConnectionError.connectionLost(reason)) }
+        let (links, requests) = transition { $0.droppedAll(reason: reason) }
+        for request in requests { request.resume(throwing: ConnectionError.connectionLost(reason)) }
         for link in links { link(.closed(reason: reason)) }
     }
 
     /// How many clients are open now.
-    public var openConnectionCount: Int { state.withLockedValue { $0.links.count } }
+    public var openConnectionCount: Int { transition { $0.openConnectionCount } }
 
     /// How many opens succeeded so far.
-    public var acceptedOpenCount: Int { state.withLockedValue { $0.opens } }
+    public var acceptedOpenCount: Int { transition { $0.acceptedOpenCount } }
 
     /// Every message received so far, in order.
-    public var received: [Message] {
-        state.withLockedValue { state in
-            state.activity.compactMap { if case .message(let message) = $0 { message } else { nil } }
-        }
-    }
+    public var received: [Message] { transition { $0.receivedMessages } }
 
     /// Everything that happened, from the start (what already happened comes first), then each
     /// new thing as it happens: tests await what they expect instead of sleeping.
     public func activity() -> AsyncStream<Activity> {
-        let (stream, continuation) = AsyncStream<Activity>.makeStream()
-        let id = state.withLockedValue { state in
-            for event in state.activity { continuation.yield(event) }
-            let id = state.makeID()
-            state.watchers[id] = continuation
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.watchers.removeValue(forKey: id) }
-        }
-        return stream
+        follow { $0.watchActivity($1) }
     }
 
     /// Every message received, from the first one, then each new one as it arrives.
     public func messages() -> AsyncStream<Message> {
-        let (stream, continuation) = AsyncStream<Message>.makeStream()
-        let id = state.withLockedValue { state in
-            for case .message(let message) in state.activity { continuation.yield(message) }
-            let id = state.makeID()
-            state.messageWatchers[id] = continuation
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.messageWatchers.removeValue(forKey: id) }
-        }
+        follow { $0.watchMessages($1) }
+    }
+
+    /// A stream that `watch` registers (it replays what happened so far into it), and that leaves
+    /// when its consumer stops.
+    private func follow<Element: Sendable>(
+        _ watch: (inout Machine, AsyncStream<Element>.Continuation) -> UInt64
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
+        let id = transition { watch(&$0, continuation) }
+        continuation.onTermination = { [weak self] _ in self?.transition { $0.watcherStopped(id) } }
         return stream
     }
 
     // MARK: - For drivers
 
+    /// An identifier for a new driver's link.
+    func newLink() -> UInt64 {
+        transition { $0.makeID() }
+    }
+
     func open(link: UInt64, onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLockedValue { state -> Bool in
-                    guard state.behavior == .hold else { return true }
-                    state.held[link] = continuation
-                    state.record(.openHeld)
-                    return false
-                }
-                if ready { continuation.resume() }
+                transition { $0.openRequested(link: link, waiter: continuation) }?.resume()
             }
         } onCancel: {
-            let held = self.state.withLockedValue { $0.held.removeValue(forKey: link) }
-            held?.resume(throwing: CancellationError())
+            self.transition { $0.openCancelled(link: link) }?.resume(throwing: CancellationError())
         }
-        try state.withLockedValue { state in
-            if case .refuse(let reason) = state.behavior {
-                state.record(.refused(reason))
-                throw ConnectionError.connectFailed(reason)
-            }
-            try Task.checkCancellation()
-            state.links[link] = onEvent
-            state.opens += 1
-            state.record(.opened)
+        switch transition({ $0.openGoesOn(link: link, events: onEvent, isCancelled: Task.isCancelled) }) {
+        case .opened: return
+        case .refused(let reason): throw ConnectionError.connectFailed(reason)
+        case .cancelled: throw CancellationError()
         }
     }
 
     func close(link: UInt64) {
-        let requests = state.withLockedValue { state in
-            if state.links.removeValue(forKey: link) != nil { state.record(.closed) }
-            let mine = state.unanswered.filter { $0.value.link == link }
-            for key in mine.keys { state.unanswered.removeValue(forKey: key) }
-            return Array(mine.values)
+        for request in transition({ $0.closed(link: link) }) {
+            request.resume(throwing: ConnectionError.connectionLost("closed"))
         }
-        for request in requests { request.continuation.resume(throwing: ConnectionError.connectionLost("closed")) }
     }
 
     func receive(_ message: Message, link: UInt64) throws(ConnectionError) -> RequestHandler? {
-        let result = state.withLockedValue { state -> Result<RequestHandler?, ConnectionError> in
-            guard state.links[link] != nil else { return .failure(.driverFailed("the in-memory transport is not open")) }
-            state.record(.message(message))
-            return .success(state.handlers[message.event])
+        switch transition({ $0.messageReceived(message, link: link) }) {
+        case .notOpen: throw .driverFailed("the in-memory transport is not open")
+        case .unhandled: return nil
+        case .handled(let handler): return handler
         }
-        return try result.get()
     }
 
     /// Waits for a reply that never comes, until the link closes or the caller is cancelled.
     func waitUnanswered(link: UInt64) async throws -> Response {
-        let id = state.withLockedValue { $0.makeID() }
+        let id = transition { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let open = state.withLockedValue { state -> Bool in
-                    guard state.links[link] != nil else { return false }
-                    state.unanswered[id] = (link, continuation)
-                    return true
-                }
-                if !open { continuation.resume(throwing: ConnectionError.connectionLost("closed")) }
+                transition { $0.requestUnanswered(id: id, link: link, waiter: continuation) }?
+                    .resume(throwing: ConnectionError.connectionLost("closed"))
             }
         } onCancel: {
-            let waiting = self.state.withLockedValue { $0.unanswered.removeValue(forKey: id) }
-            waiting?.continuation.resume(throwing: CancellationError())
+            self.transition { $0.requestCancelled(id: id) }?.resume(throwing: CancellationError())
         }
     }
 }
