@@ -1,5 +1,4 @@
 import SwitchboardCore
-import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
 extension DriverConnection {
@@ -7,14 +6,7 @@ extension DriverConnection {
 
     /// Sends `event` now when connected, else queues it (``ConnectionError/queueFull(limit:)`` past the queue's bound).
     public func send(_ event: String, _ payload: JSONValue) async throws {
-        let direct = try inner.withLockedValue { inner -> Result<Bool, ConnectionError> in
-            do throws(ConnectionError) {
-                _ = try inner.machine.command(.send)
-                return .success(inner.canExecuteDirectly)
-            } catch {
-                return .failure(error)
-            }
-        }.get()
+        let direct = try read { machine in Result { () throws(ConnectionError) in try machine.sendDirectly() } }.get()
         if direct {
             do {
                 try await driver.send(event, payload)
@@ -22,20 +14,14 @@ extension DriverConnection {
             } catch DriverError.notConnected {
                 // The transport went down since the state said connected: queue it below.
             } catch {
-                throw Self.commandError(error)
+                throw ConnectionError(driverFailure: error)
             }
         }
-        let id = inner.withLockedValue { $0.makeID() }
+        let id = transition { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let result = inner.withLockedValue { inner -> Result<Bool, ConnectionError> in
-                    do throws(ConnectionError) {
-                        _ = try inner.machine.command(.send)
-                        try inner.enqueue(.send(event, payload, continuation), id: id)
-                        return .success(inner.claimFlush())
-                    } catch {
-                        return .failure(error)
-                    }
+                let result = transition { machine -> Result<Bool, ConnectionError> in
+                    Result { () throws(ConnectionError) in try machine.enqueueSend(id, event, payload, waiter: continuation) }
                 }
                 switch result {
                 case .failure(let error): continuation.resume(throwing: error)
@@ -50,10 +36,7 @@ extension DriverConnection {
 
     /// A cancelled caller's send leaves the queue (once handed to the driver it goes on).
     private func cancelQueuedSend(_ id: UInt64) {
-        let command = inner.withLockedValue { $0.removeQueued(id) }
-        if case .send(_, _, let continuation) = command {
-            continuation.resume(throwing: ConnectionError.cancelled)
-        }
+        transition { $0.cancelSend(id) }?.resume(throwing: ConnectionError.cancelled)
     }
 
     // MARK: - Request
@@ -61,48 +44,32 @@ extension DriverConnection {
     /// Sends a request and waits at most `timeout` for its response, queued while not connected (the timeout runs meanwhile).
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let stopwatch = Timeline(clock)
-        let id = inner.withLockedValue { $0.makeID() }
-        // The deadline counts from the call, queued or not; when it passes, the request leaves
-        // the queue (or is abandoned by the driver) and the caller hears `timedOut`.
+        let id = transition { $0.makeID() }
+        // The deadline counts from the call, queued or not, on the shared timer of `replies`;
+        // when it passes, the request leaves the queue (or is abandoned by the driver) and the
+        // caller hears `timedOut`.
         let deadline = PendingReplies<UInt64, Response, ConnectionError>.Deadline(after: timeout, on: stopwatch) { [weak self] id in
-            let request = self?.inner.withLockedValue { inner -> PendingRequest? in
-                _ = inner.removeQueued(id)
-                return inner.requests.removeValue(forKey: id)
-            }
-            request?.driverTask?.cancel()
+            self?.transition { $0.finishRequest(id) }?.driverTask?.cancel()
             return .timedOut(event: event, after: timeout)
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let request = PendingRequest(event: event, payload: payload, timeout: timeout, stopwatch: stopwatch)
-                // The caller waits in `replies` before the lock is let go, so whatever ends the
-                // request from then on (a close, a release) answers it.
-                let answer: PendingReplies<UInt64, Response, ConnectionError>.Completion = {
-                    continuation.resume(with: $0.mapError { $0 as any Error })
-                }
-                let result = inner.withLockedValue { inner -> Result<(direct: Bool, flush: Bool), ConnectionError> in
-                    do throws(ConnectionError) {
-                        _ = try inner.machine.command(.request)
-                        if inner.canExecuteDirectly {
-                            inner.requests[id] = request
-                            replies.add(id, deadline: deadline, complete: answer)
-                            return .success((true, false))
-                        }
-                        try inner.enqueue(.request, id: id)
-                        inner.requests[id] = request
-                        replies.add(id, deadline: deadline, complete: answer)
-                        return .success((false, inner.claimFlush()))
-                    } catch {
-                        return .failure(error)
-                    }
+                // The caller waits in `replies` before the machine knows the request, so whatever
+                // ends the request from then on (an answer, a close, a release) answers it.
+                replies.add(id, deadline: deadline) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+                let request = Machine.PendingRequest(event: event, payload: payload, timeout: timeout, stopwatch: stopwatch)
+                let result = transition { machine -> Result<Machine.RequestStart, ConnectionError> in
+                    // Its deadline may have passed already (a zero timeout): then it is not kept.
+                    guard replies.contains(id) else { return .failure(.cancelled) }
+                    return Result { () throws(ConnectionError) in try machine.request(id, request) }
                 }
                 switch result {
-                case .failure(let error):
-                    continuation.resume(throwing: error)
-                    return
-                case .success(let start):
-                    if start.direct { startDriverRequest(id) }
-                    if start.flush { startFlush() }
+                case .failure(let error), .success(.expired(let error)):
+                    replies.settle(id, with: .failure(error))
+                case .success(.direct(let request)):
+                    startDriverRequest(request)
+                case .success(.queued(let flush)):
+                    if flush { startFlush() }
                 }
                 if Task.isCancelled { finishRequest(id, .failure(.cancelled)) }
             }
@@ -111,102 +78,67 @@ extension DriverConnection {
         }
     }
 
-    /// Hands request `id` to the driver with what is left of its deadline. Returns the task that
-    /// ends when the driver is done with it (`nil` if the request already finished).
+    /// Hands a claimed request to the driver with what is left of its deadline (the driver's
+    /// own timeout ends the call when the deadline passes). Returns the task that ends when the
+    /// driver is done with it.
     @discardableResult
-    func startDriverRequest(_ id: UInt64) -> Task<Void, Never>? {
-        let claimed = inner.withLockedValue { inner -> (String, JSONValue, Duration, Duration)? in
-            guard var request = inner.requests[id] else { return nil }
-            request.inFlight = true
-            inner.requests[id] = request
-            return (request.event, request.payload, request.timeout, request.timeout - request.stopwatch.now())
-        }
-        guard let (event, payload, timeout, remaining) = claimed else { return nil }
-        guard remaining > .zero else {
-            finishRequest(id, .failure(.timedOut(event: event, after: timeout)))
-            return nil
-        }
+    func startDriverRequest(_ request: Machine.DriverRequest) -> Task<Void, Never> {
         let driver = self.driver
         let task = Task { [weak self] in
             let result: Result<Response, ConnectionError>
             do {
-                result = .success(try await driver.request(event, payload, timeout: remaining))
+                result = .success(try await driver.request(request.event, request.payload, timeout: request.remaining))
             } catch {
-                result = .failure(Self.commandError(error))
+                result = .failure(ConnectionError(driverFailure: error))
             }
-            self?.finishRequest(id, result)
+            self?.finishRequest(request.id, result)
         }
-        let stored = inner.withLockedValue { inner -> Bool in
-            guard inner.requests[id] != nil else { return false }
-            inner.requests[id]?.driverTask = task
-            return true
-        }
-        if !stored { task.cancel() }
+        if !transition({ $0.requestStarted(request.id, task: task) }) { task.cancel() }
         return task
     }
 
     /// Answers request `id`'s caller, once; later results for it are ignored.
     func finishRequest(_ id: UInt64, _ result: Result<Response, ConnectionError>) {
-        let request = inner.withLockedValue { inner -> PendingRequest? in
-            guard let request = inner.requests.removeValue(forKey: id) else { return nil }
-            _ = inner.removeQueued(id)
-            return request
-        }
-        request?.driverTask?.cancel()
+        transition { $0.finishRequest(id) }?.driverTask?.cancel()
         replies.settle(id, with: result)
     }
 
-    /// Answers the callers of these requests (already taken out of ``Inner/requests``).
-    func fail(_ requests: [UInt64: PendingRequest], with error: ConnectionError) {
+    /// Answers the callers of these requests (already taken out of the machine).
+    func fail(_ requests: [UInt64: Machine.PendingRequest], with error: ConnectionError) {
         for (id, request) in requests {
             request.driverTask?.cancel()
             replies.settle(id, with: .failure(error))
         }
     }
 
-    static func commandError(_ error: any Error) -> ConnectionError {
-        switch error {
-        case let error as ConnectionError: error
-        case is CancellationError: .cancelled
-        default: .driverFailed("\(error)")
-        }
-    }
-
     // MARK: - Flush
 
     /// Runs the queue, oldest first, one command at a time, while connected. Only the caller that
-    /// claimed the flush (``Inner/claimFlush()``) starts one.
+    /// claimed the flush (``DriverConnectionStateMachine/claimFlush()``) starts one.
     func startFlush() {
         Task { await self.flush() }
     }
 
     private func flush() async {
         while true {
-            let next = inner.withLockedValue { inner -> (id: UInt64, command: QueuedCommand)? in
-                guard case .connected = inner.machine.state, let next = inner.popQueued() else {
-                    inner.flushing = false
-                    return nil
-                }
-                return next
-            }
-            guard let (id, command) = next else { return }
-            switch command {
-            case .send(let event, let payload, let continuation):
+            switch transition({ $0.nextFlushStep() }) {
+            case .done:
+                return
+            case .send(let id, let event, let payload, let waiter):
                 do {
                     try await driver.send(event, payload)
-                    continuation.resume()
+                    waiter.resume()
                 } catch DriverError.notConnected {
                     // The transport dropped under the flush: first in line for the next connection.
-                    inner.withLockedValue { inner in
-                        inner.putBackQueued(command, id: id)
-                        inner.flushing = false
-                    }
+                    transition { $0.sendRefused(id, event, payload, waiter: waiter) }
                     return
                 } catch {
-                    continuation.resume(throwing: Self.commandError(error))
+                    waiter.resume(throwing: ConnectionError(driverFailure: error))
                 }
-            case .request:
-                await startDriverRequest(id)?.value
+            case .request(let request):
+                await startDriverRequest(request).value
+            case .expired(let id, let error):
+                replies.settle(id, with: .failure(error))
             }
         }
     }

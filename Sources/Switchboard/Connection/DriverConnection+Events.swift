@@ -1,6 +1,5 @@
 import SwitchboardCore
 import Logging
-import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
 extension DriverConnection {
@@ -19,7 +18,7 @@ extension DriverConnection {
 
     /// The current state, then every change, until the connection is released.
     public func stateChanges() -> AsyncStream<ConnectionState> {
-        observerStream(of: self, \.inner, \.stateObservers) { $0.machine.connectionState }
+        observerStream(of: self, \.inner, \.stateObservers) { $0.connectionState }
     }
 
     /// What the driver of `attempt` reports. Reports of an attempt that is no longer current
@@ -27,34 +26,15 @@ extension DriverConnection {
     func driverEvent(_ event: DriverEvent, attempt: ConnectionStateMachine.Attempt) {
         switch event {
         case .event(let name, let payload):
-            // Yielded under the lock so events reach each subscriber in the order they came.
-            inner.withLockedValue { inner in
-                guard inner.machine.currentAttempt == attempt else { return }
-                inner.subscribers[name].yield(payload)
-            }
+            // Yielded in the transition so events reach each subscriber in the order they came.
+            transition { $0.deliver(name, payload, from: attempt) }
         case .request(let name, let payload, let reply):
             let request = IncomingRequest(event: name, payload: payload, reply: reply) { [weak self] in
-                guard let self else { return false }
-                return self.inner.withLockedValue { $0.machine.currentAttempt == attempt && $0.machine.connectionState == .connected }
+                self?.read { $0.isCurrent(attempt) && $0.connectionState == .connected } ?? false
             }
-            let heard = inner.withLockedValue { inner -> Bool in
-                guard inner.machine.currentAttempt == attempt else { return true }
-                inner.subscribers[name].yield(payload)
-                guard !inner.requestSubscribers[name].isEmpty else { return false }
-                inner.requestSubscribers[name].yield(request)
-                return true
-            }
-            if !heard { request.decline() }
+            if !transition({ $0.deliver(request, from: attempt) }) { request.decline() }
         case .closed(let reason):
-            let lost = transition { inner -> [UInt64: PendingRequest]? in
-                switch inner.machine.transportClosed(attempt) {
-                case .stale: return nil
-                case .moved:
-                    inner.lastError = reason
-                    return inner.takeInFlightRequests()
-                }
-            }
-            guard let lost else { return }
+            guard let lost = transition({ $0.transportClosed(attempt, reason: reason) }) else { return }
             logger.info("the transport closed", metadata: [
                 "switchboard.reason": "\(reason)", "switchboard.lostRequests": "\(lost.count)",
             ])

@@ -43,7 +43,8 @@ public final class DriverConnection: Connection {
     let driver: any ConnectionDriver
     let clock: any Clock<Duration>
     let logger: Logger
-    let inner: NIOLockedValueBox<Inner>
+    /// Everything that changes, guarded by one lock (see ``transition(_:)``).
+    let inner: NIOLockedValueBox<Machine>
     /// `request` callers waiting for their answer, with their deadlines.
     let replies = PendingReplies<UInt64, Response, ConnectionError>()
 
@@ -69,31 +70,30 @@ public final class DriverConnection: Connection {
         var logger = logger ?? .disabled("switchboard.connection")
         logger[metadataKey: "switchboard.connection"] = "\(id)"
         self.logger = logger
-        self.inner = NIOLockedValueBox(Inner(queue: CommandQueue(limit: configuration.maxQueuedCommands)))
+        self.inner = NIOLockedValueBox(Machine(queueLimit: configuration.maxQueuedCommands))
     }
 
     deinit {
         // Dropped without a release: close what the driver may still hold open.
-        guard case .released = inner.withLockedValue({ $0.machine.state }) else {
+        if read(\.connectionState) != .released {
             let driver = self.driver
             Task { await driver.close() }
-            return
         }
     }
 
     /// The state now (``ConnectionState``).
     public var state: ConnectionState {
-        inner.withLockedValue { $0.machine.connectionState }
+        read(\.connectionState)
     }
 
     /// Whether the last connect resumed the server's session (see ``Connection/recovered``).
     public var recovered: Bool? {
-        inner.withLockedValue { $0.recovered }
+        read(\.recovered)
     }
 
     /// Why the connection last failed to open or was lost (see ``Connection/lastError``).
     public var lastError: String? {
-        inner.withLockedValue { $0.lastError }
+        read(\.lastError)
     }
 
     /// The driver's transport while connected (see ``Connection/transport``).
@@ -129,7 +129,7 @@ public final class DriverConnection: Connection {
 
     /// How many commands wait in the offline queue.
     public var queuedCommandCount: Int {
-        inner.withLockedValue { $0.queue.count }
+        read(\.queue.count)
     }
 
     /// How many commands wait in the offline queue: now, then after every change, until the
@@ -138,15 +138,19 @@ public final class DriverConnection: Connection {
         observerStream(of: self, \.inner, \.queueObservers) { $0.queue.count }
     }
 
-    /// Runs `body` under the lock and tells state observers if the public state changed (under
-    /// the lock, so they see changes in order; yielding runs no user code).
-    func transition<T>(_ body: (inout Inner) -> T) -> T {
-        let (result, change) = inner.withLockedValue { inner -> (T, (ConnectionState, ConnectionState)?) in
-            let before = inner.machine.connectionState
-            let result = body(&inner)
-            let after = inner.machine.connectionState
+    /// The state machine, with this connection's waiters.
+    typealias Machine = DriverConnectionStateMachine<CheckedContinuation<Void, any Error>, CheckedContinuation<Void, Never>>
+
+    /// Runs one event of the machine under the lock and returns what to do after it. State
+    /// observers hear a change of the public state inside it, so they see changes in order
+    /// (yielding runs no user code).
+    func transition<T>(_ event: (inout Machine) -> T) -> T {
+        let (result, change) = inner.withLockedValue { machine -> (T, (ConnectionState, ConnectionState)?) in
+            let before = machine.connectionState
+            let result = event(&machine)
+            let after = machine.connectionState
             guard before != after else { return (result, nil) }
-            inner.stateObservers.yield(after)
+            machine.stateObservers.yield(after)
             return (result, (before, after))
         }
         if let (before, after) = change {
@@ -155,33 +159,21 @@ public final class DriverConnection: Connection {
         return result
     }
 
+    /// Reads one value of the machine under the lock.
+    func read<T>(_ value: (Machine) -> T) -> T {
+        inner.withLockedValue { value($0) }
+    }
+
     // MARK: - Connecting
 
     /// Opens the driver and returns once connected; then runs the queued commands in order.
     public func connect() async throws {
-        let waiter = inner.withLockedValue { $0.makeID() }
+        let waiter = transition { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let result = transition { inner -> Result<ConnectionStateMachine.ConnectAction, ConnectionError> in
-                    do throws(ConnectionError) {
-                        let action = try inner.machine.connect()
-                        switch action {
-                        case .open(let attempt), .join(let attempt):
-                            inner.connectWaiters[waiter] = (attempt, continuation)
-                        }
-                        return .success(action)
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                switch result {
-                case .failure(let error):
-                    continuation.resume(throwing: error)
-                case .success(.open(let attempt)):
-                    startOpen(attempt)
-                case .success(.join):
-                    break
-                }
+                let action = transition { $0.connect(waiter, waiter: continuation) }
+                if let failure = action.failure { continuation.resume(throwing: failure) }
+                run(action.run)
                 if Task.isCancelled { cancelConnectWaiter(waiter) }
             }
         } onCancel: {
@@ -191,20 +183,24 @@ public final class DriverConnection: Connection {
 
     /// A cancelled `connect()` caller stops waiting; the attempt goes on for the others.
     private func cancelConnectWaiter(_ waiter: UInt64) {
-        let entry = inner.withLockedValue { $0.connectWaiters.removeValue(forKey: waiter) }
-        entry?.continuation.resume(throwing: ConnectionError.cancelled)
+        transition { $0.cancelConnect(waiter) }?.resume(throwing: ConnectionError.cancelled)
     }
 
-    /// Opens the driver after every earlier driver operation finished.
-    private func startOpen(_ attempt: ConnectionStateMachine.Attempt) {
-        inner.withLockedValue { inner in
-            let previous = inner.driverTail
-            let task = Task {
-                await previous?.value
-                await self.runOpen(attempt)
+    /// Starts a driver operation the machine scheduled (they run one at a time, in order).
+    func run(_ job: Machine.DriverJob?) {
+        switch job {
+        case nil:
+            return
+        case .open(let attempt):
+            let task = Task { await self.runOpen(attempt) }
+            if transition({ $0.openStarted(attempt, task: task) }) { task.cancel() }
+        case .close(let keepingSession, let done):
+            let driver = self.driver
+            Task { [weak self] in
+                if keepingSession { await driver.suspend() } else { await driver.close() }
+                done?.resume()
+                self?.run(self?.transition { $0.driverJobFinished() })
             }
-            inner.driverTail = task
-            inner.openTask = (attempt, task)
         }
     }
 
@@ -223,41 +219,16 @@ public final class DriverConnection: Connection {
 
     private func openFinished(_ attempt: ConnectionStateMachine.Attempt, error: (any Error)?) {
         let recovered = error == nil ? driver.recovered : nil
-        let (waiters, flush) = transition { inner -> ([CheckedContinuation<Void, any Error>], Bool) in
-            if inner.openTask?.attempt == attempt { inner.openTask = nil }
-            let action = error == nil ? inner.machine.openSucceeded(attempt) : inner.machine.openFailed(attempt)
-            switch action {
-            case .stale:
-                return ([], false)
-            case .moved:
-                // Set before observers hear the new state (they are told inside this transition).
-                if let error {
-                    // Given up by the app (disconnect while connecting): no failure to show.
-                    let failure = Self.connectError(error)
-                    if failure != .cancelled { inner.lastError = "\(failure)" }
-                } else {
-                    inner.recovered = recovered
-                    inner.lastError = nil
-                }
-                return (inner.takeConnectWaiters(for: attempt), error == nil && inner.claimFlush())
-            }
-        }
-        if let error {
-            let failure = Self.connectError(error)
+        let failure = error.map(ConnectionError.init(openFailure:))
+        let finished = transition { $0.openFinished(attempt, recovered: recovered, failure: failure) }
+        if let failure {
             logger.debug("connecting failed", metadata: ["switchboard.error": "\(failure)"])
-            for waiter in waiters { waiter.resume(throwing: failure) }
+            for waiter in finished.waiters { waiter.resume(throwing: failure) }
         } else {
             logger.debug("connected", metadata: ["switchboard.attempt": "\(attempt.number)"])
-            for waiter in waiters { waiter.resume() }
+            for waiter in finished.waiters { waiter.resume() }
         }
-        if flush { startFlush() }
-    }
-
-    static func connectError(_ error: any Error) -> ConnectionError {
-        switch error {
-        case let error as ConnectionError: error
-        case is CancellationError: .cancelled
-        default: .connectFailed("\(error)")
-        }
+        if finished.flush { startFlush() }
+        run(finished.run)
     }
 }
