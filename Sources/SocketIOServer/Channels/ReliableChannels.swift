@@ -34,7 +34,7 @@ import SwitchboardCore
 /// (``ReliableChannel/send(_:_:waitingUpTo:)``) never holds up the acknowledgements that make
 /// the room.
 ///
-/// The rules live in ``ReliableChannelsStateMachine``: each input is one transition under the
+/// The rules live in `ReliableChannelsStateMachine`: each input is one transition under the
 /// lock, and what it returns — writing a link's outbox (one drainer at a time, so envelopes leave
 /// in the order the transitions queued them), closing a link, waking senders, arming a timer,
 /// calling the app — is done after the lock is released.
