@@ -18,7 +18,8 @@ import Testing
 
     @Test func aRealTaskCancelledWhileTheOperationRegistersCancelsItOnce() async {
         // Each iteration races the registration against the cancellation; whichever order
-        // happens, the value is cancelled exactly once.
+        // happens, the value is cancelled exactly once. The operation stays until the task is
+        // cancelled, so the cancellation always falls within it.
         for _ in 0..<200 {
             let target = CancellationTarget<Int>()
             let cancelled = Counter()
@@ -26,6 +27,7 @@ import Testing
                 await withTaskCancellationHandler {
                     await Task.yield()
                     if target.register(1) { cancelled.add() }
+                    while !Task.isCancelled { await Task.yield() }
                 } onCancel: {
                     if target.cancel() != nil { cancelled.add() }
                 }
