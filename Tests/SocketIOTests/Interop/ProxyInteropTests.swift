@@ -51,4 +51,33 @@ struct ProxyInteropTests {
         await manager.close()
         try await proxy.waitForLog(containing: ["CONNECT localhost:\(server.port)"])
     }
+
+    #if os(Linux)
+    @Test("stopping the proxy peer leaves none of its processes behind (the proxy and its acceptors)")
+    func stoppingTheProxyLeavesNoProcess() async throws {
+        guard let proxy = try await PythonPeer.start(.proxy) else { return }
+        let running = Self.proxyProcesses(port: proxy.port)
+        #expect(!running.isEmpty, "the scan finds the running proxy (else the check below proves nothing)")
+        await proxy.stopped()
+        let left = Self.proxyProcesses(port: proxy.port)
+        #expect(left.isEmpty, "proxy processes still running after stop: \(left)")
+        for pid in left { kill(pid, SIGKILL) }
+    }
+
+    /// The live processes whose command line is proxy.py's on `port` (from `/proc/<pid>/cmdline`;
+    /// a reaped process is gone, an unreaped zombie has an empty command line).
+    private static func proxyProcesses(port: Int) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let flag = arguments.firstIndex(of: "-m"), arguments.indices.contains(flag + 1),
+                  arguments[flag + 1] == "proxy",
+                  let portFlag = arguments.firstIndex(of: "--port"), arguments.indices.contains(portFlag + 1),
+                  arguments[portFlag + 1] == String(port) else { return nil }
+            return pid
+        }
+    }
+    #endif
 }
