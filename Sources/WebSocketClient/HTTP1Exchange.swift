@@ -1,5 +1,6 @@
 package import NIOCore
 package import NIOHTTP1
+import NIOSSL
 
 /// One HTTP/1.1 request, as the polling transport makes them: a method, the request target
 /// (path and query), extra headers and an optional body. `Host` and `Content-Length` are added.
@@ -170,13 +171,28 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelInactive()
     }
 
+    /// A transport error (a reset, a broken pipe, a TLS stream cut without close_notify) is the
+    /// connection closing under the request: reported as ``HTTP1ClientError/connectionClosed(beforeResponse:)``,
+    /// so a reused connection the server had dropped is retried whether its close came as a FIN
+    /// or as a RST. Other errors (a malformed response, a TLS failure) pass through as they are.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let exchange {
             self.exchange = nil
             exchange.timeout?.cancel()
-            exchange.promise.fail(error)
+            exchange.promise.fail(Self.isConnectionLoss(error)
+                ? HTTP1ClientError.connectionClosed(beforeResponse: exchange.head == nil) : error)
         }
         context.close(promise: nil)
+    }
+
+    private static func isConnectionLoss(_ error: any Error) -> Bool {
+        switch error {
+        case is IOError, ChannelError.eof, ChannelError.ioOnClosedChannel, ChannelError.outputClosed,
+             NIOSSLError.uncleanShutdown:
+            true
+        default:
+            false
+        }
     }
 
     private func fail(_ error: HTTP1ClientError) {

@@ -79,6 +79,17 @@ struct HTTP1ConnectionPoolTests {
         }
     }
 
+    @Test("a kept-alive connection the server resets when it is reused (ECONNRESET, not a FIN) is replaced too")
+    func retriesAConnectionTheServerReset() async throws {
+        try await withPool { server, pool in
+            _ = try await get(pool, "/reset-reused")
+            // The same connection carries the next request; the server resets it without an answer.
+            let response = try await get(pool, "/reset-reused")
+            #expect(response.status == .ok)
+            #expect(server.accepted == 2)
+        }
+    }
+
     @Test("a body over the limit fails with bodyTooLarge and closes the connection")
     func refusesABodyOverTheLimit() async throws {
         try await withPool { server, pool in

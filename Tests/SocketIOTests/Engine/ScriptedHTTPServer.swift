@@ -7,6 +7,8 @@ import NIOPosix
 /// - `/echo`: 200 with the request body (kept alive);
 /// - `/close`: 200 with `Connection: close`, then closes;
 /// - `/drop`: 200 kept alive by its headers, then closes anyway (a server's idle timeout);
+/// - `/reset-reused`: on a connection's first request 200 (kept alive); on a later one no answer,
+///   the connection reset (a RST: the server dropped a kept-alive connection the client reused);
 /// - `/big`: 200 with 64 KiB of body;
 /// - `/hang`: never answers;
 /// - `/cookie?set=NAME=VALUE`: 200 with that `Set-Cookie` (and `Max-Age=0` for `NAME=`), the body
@@ -69,6 +71,7 @@ final class ScriptedHTTPServer: Sendable {
         private var cookie = ""
         private var method = HTTPMethod.GET
         private var body = ByteBuffer()
+        private var served = 0
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -95,6 +98,12 @@ final class ScriptedHTTPServer: Sendable {
                 answer = ByteBuffer()
             case "/hang":
                 return
+            case "/reset-reused" where served > 0:
+                // SO_LINGER 0: the close sends a RST, not a FIN.
+                let channel = context.channel
+                guard let socket = channel as? any SocketOptionProvider else { fatalError("not a socket channel") }
+                socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                return
             case "/cookie":
                 let set = query.hasPrefix("set=") ? String(query.dropFirst(4)) : ""
                 if !set.isEmpty { headers.add(name: "Set-Cookie", value: set.hasSuffix("=") ? set + "; Max-Age=0" : set + "; Path=/; HttpOnly") }
@@ -107,6 +116,7 @@ final class ScriptedHTTPServer: Sendable {
             default:
                 answer = body
             }
+            served += 1
             headers.add(name: "Content-Length", value: String(answer.readableBytes))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(answer))), promise: nil)
