@@ -12,7 +12,7 @@ extension Manager {
         var lines = ["manager \(url.absoluteString): " + (engine?.diagnostics ?? "no engine")
             + (wasOpen ? ", was open" : "") + (reconnecting ? ", waiting to reconnect" : "")]
         for socket in sockets.sorted(by: { $0.namespace < $1.namespace }) {
-            lines.append("  socket \(socket.namespace): " + socket.diagnostics)
+            lines.append("  socket \(socket.namespace): " + socket.connection.diagnostics)
         }
         return lines
     }
@@ -26,7 +26,7 @@ extension Engine {
     }
 }
 
-extension Socket {
+extension NamespaceConnection {
     /// The socket's status and what waits on it, one line.
     var diagnostics: String {
         let acks = pendingAcks.count

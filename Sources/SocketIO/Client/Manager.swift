@@ -23,79 +23,25 @@ public final class Manager: Sendable {
     public let url: URL
     /// The configuration the manager was made with.
     public let configuration: Configuration
-    let endpoint: EngineEndpoint
-    /// The server's cookies, across the manager's sessions (``Configuration/storesCookies``).
-    let cookies: CookieJar?
-    let executor: HandlerExecutor
-    /// The executor, fed one burst of events at a time.
-    let handlers: HandlerBursts
-    /// The process's client metrics (swift-metrics).
-    let metrics = ClientMetrics()
-    /// The event loop every WebSocket of this manager runs on.
-    let eventLoop: any EventLoop
+    /// What the manager does behind its API: the sessions, reconnection, the network path.
+    let connection: ManagerConnection
     private let loopExecutor: EventLoopTaskExecutor
-    /// The configured clock as a timeline (ack deadlines).
-    let timeline: Timeline
-    let logger: Logger
-
-    /// Everything the manager keeps (see ``transition(_:)``).
-    let inner: NIOLockedValueBox<ManagerState>
-
-    /// One event (or a read) of the manager's state under its lock: each call site runs one of
-    /// ``ManagerState``'s methods or one machine transition, and does what it hands back after.
-    func transition<T>(_ event: (inout ManagerState) -> T) -> T {
-        inner.withLockedValue(event)
-    }
-
-    /// A deadline on the manager's timeline (an event-loop timer on the real clock): the
-    /// reconnection delay, a suspension's grace.
-    struct Timer: Sendable {
-        let cancel: @Sendable () -> Void
-    }
-
-    /// Runs `action` after `delay` on the manager's timeline (with the manager, if it is still there).
-    func schedule(after delay: Duration, _ action: @escaping @Sendable (Manager) -> Void) -> Timer {
-        Timer(cancel: timeline.schedule(delay) { [weak self] in
-            guard let self else { return }
-            action(self)
-        })
-    }
 
     /// A manager for the server at `url` (`http`, `https`, `ws` or `wss`).
     public init(url: URL, configuration: Configuration = Configuration()) throws(SocketIOError) {
         self.url = url
         self.configuration = configuration
-        self.endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
-        self.executor = configuration.handlerExecutor ?? .serial()
-        self.cookies = configuration.storesCookies ? CookieJar() : nil
+        let endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
         // The platform's loops: Network.framework's on Apple platforms (as the polling requests'), sockets elsewhere.
         let eventLoop = TransportStack.defaultGroup.next()
-        self.eventLoop = eventLoop
         self.loopExecutor = EventLoopTaskExecutor(eventLoop)
-        self.handlers = HandlerBursts(executor: executor, eventLoop: eventLoop)
-        // Deadlines (ack timeouts, one per emitWithAck) as the event loop's timers, not a task
-        // sleeping per ack: no thread woken to start and to cancel each one.
-        self.timeline = Timeline(configuration.clock, scheduler: Timeline.eventLoopScheduler(eventLoop))
-        var logger = configuration.logger
-        logger[metadataKey: "socketio.url"] = "\(url.absoluteString)"
-        self.logger = logger
-        let version = configuration.version.first
-        let reconnection = ReconnectionStateMachine(
-            enabled: configuration.reconnection,
-            maxAttempts: configuration.reconnectionAttempts,
-            backoff: Backoff(
-                minimum: configuration.reconnectionDelay,
-                maximum: configuration.reconnectionDelayMax,
-                jitter: configuration.randomizationFactor
-            )
-        )
-        self.inner = NIOLockedValueBox(ManagerState(
-            decoder: SocketPacketDecoder(version: version.socketIOVersion),
-            machine: ManagerStateMachine(
-                version: version, retriesAsV3: configuration.version == .auto, reconnection: reconnection
-            )
-        ))
+        self.connection = ManagerConnection(url: url, configuration: configuration, endpoint: endpoint, eventLoop: eventLoop)
         Self.live.add(self)
+    }
+
+    /// One event (or a read) of the manager's state (see ``ManagerConnection/transition(_:)``).
+    func transition<T>(_ event: (inout ManagerState) -> T) -> T {
+        connection.transition(event)
     }
 
     /// The thread this manager's WebSocket reads and writes on, as a task executor. Run the code
@@ -109,7 +55,6 @@ public final class Manager: Sendable {
 
     deinit {
         Self.live.remove(ObjectIdentifier(self))
-        transition { $0.networkWatch?.cancel() }
     }
 
     /// The namespace ``socket(namespace:auth:)`` opens when given none: the one the URL's path
@@ -139,7 +84,7 @@ public final class Manager: Sendable {
     public func disconnect() {
         let sockets = transition { $0.sockets.all }
         for socket in sockets { socket.disconnect() }
-        closeEngine()
+        connection.closeEngine()
     }
 
     /// Disconnects every socket and returns once the connection is closed, so everything emitted
@@ -152,7 +97,7 @@ public final class Manager: Sendable {
     public func close() async {
         let (sockets, engine) = transition { ($0.sockets.all, $0.engine) }
         for socket in sockets { socket.disconnect() }
-        closeEngine()
+        connection.closeEngine()
         // The sockets no longer keep each other and the manager alive (see `SocketTable`).
         transition { $0.sockets.letGoAll() }
         await engine?.closeAndWait()
@@ -163,30 +108,16 @@ public final class Manager: Sendable {
 
     /// The manager's events (`open`, `ping`, `close`, `error`) from now on, until ``close()``.
     public var events: AsyncStream<ManagerEvent> {
-        observerStream(of: self, \.inner, \.observers)
-    }
-
-    func publish(_ event: ManagerEvent) {
-        metrics.record(event)
-        transition { $0.observers.yield(event) }
+        observerStream(of: connection, \.inner, \.observers)
     }
 
     /// Runs `work` on the handler executor after everything already queued there.
     public func runOnHandlerExecutor(_ work: @escaping @Sendable () -> Void) {
-        handlers.run(work)
-    }
-
-    // MARK: - For sockets
-
-    var isEngineOpen: Bool {
-        transition { $0.engine?.isOpen ?? false }
+        connection.handlers.run(work)
     }
 
     /// The Engine.IO revision of the current (or last) session: with `.auto`, what was negotiated.
     public var engineIOVersion: EngineIOVersion { transition { $0.machine.version } }
-
-    /// The Socket.IO revision of the current (or last) session.
-    var socketIOVersion: SocketIOVersion { transition { $0.machine.version.socketIOVersion } }
 
     /// The transport carrying the session now, if one is open: the one it opened on, WebSocket
     /// once the manager has heard of the upgrade (the `upgrade` event comes with it).
@@ -194,48 +125,7 @@ public final class Manager: Sendable {
         transition { $0.engine == nil ? nil : $0.machine.sessionTransport }
     }
 
-    /// Writes a packet on the open session. Returns `false` when there is none.
-    ///
-    /// With `afterPeerRead`, it goes out once the server has read everything written before
-    /// (the namespace DISCONNECT: socket.io's Node server drops events it reads together with it).
-    @discardableResult
-    func write(_ packet: SocketPacket, afterPeerRead: Bool = false) -> Bool {
-        let encoded = SocketPacketEncoder.encode(packet)
-        guard let engine = transition({ $0.engine }) else { return false }
-        return engine.send(encoded.enginePackets, afterPeerRead: afterPeerRead)
-    }
-
-    /// Writes several packets in order, in one transport write.
-    @discardableResult
-    func write(_ packets: [SocketPacket]) -> Bool {
-        guard !packets.isEmpty else { return true }
-        guard let engine = transition({ $0.engine }) else { return false }
-        return engine.send(packets.flatMap { SocketPacketEncoder.encode($0).enginePackets })
-    }
-
-    /// Called by a socket that wants a connection: the manager holds it (see ``SocketTable``).
-    func socketWantsConnection(_ socket: Socket) {
-        transition { $0.sockets.hold(socket) }
-    }
-
-    /// Called by a socket that stopped wanting a connection: the manager lets go of it, and
-    /// closes the engine if no socket wants one.
-    func socketBecameInactive(_ socket: Socket) {
-        let anyActive = transition { $0.letGo(socket) }
-        if !anyActive { closeEngine() }
-    }
-
-    /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
-    /// so the manager's `close` event is published here.
-    private func closeEngine() {
-        let (engine, action, timers, watch) = transition { $0.close() }
-        for timer in timers { timer?.cancel() }
-        watch?.cancel()
-        engine?.close()
-        guard case .close(let wasOpen) = action else { return }
-        if wasOpen { publish(.close(.ioClientDisconnect)) }
-        // A socket that started connecting meanwhile hears of it rather than waiting forever.
-        let sockets = transition { $0.sockets.all }
-        for socket in sockets { socket.engineClosed(.ioClientDisconnect) }
-    }
+    /// The network path the manager last acted on (nil before its first session, or with no
+    /// monitor).
+    public var networkPath: NetworkPath? { transition { $0.lastPath } }
 }

@@ -17,7 +17,7 @@ struct ManagerState: Sendable {
     /// The session lifecycle and the reconnection loop.
     var machine: ManagerStateMachine
     /// The timer of the reconnection delay running now.
-    var reconnectTimer: Manager.Timer?
+    var reconnectTimer: ManagerConnection.Timer?
     /// Follows ``Manager/Configuration/networkMonitor`` while a connection is wanted.
     var networkWatch: NetworkObservation?
     /// Set while a network observation runs or is being started.
@@ -27,7 +27,7 @@ struct ManagerState: Sendable {
     /// The local address the open session's route leaves from (see ``RouteProbe``).
     var sourceAddress: (session: Int, address: String?)?
     /// The grace period of a suspension.
-    var suspendTimer: Manager.Timer?
+    var suspendTimer: ManagerConnection.Timer?
 
     init(decoder: SocketPacketDecoder, machine: ManagerStateMachine) {
         self.decoder = decoder
@@ -35,7 +35,7 @@ struct ManagerState: Sendable {
     }
 
     /// Whether any socket wants the connection (connected, connecting, or waiting to reconnect).
-    var wantsConnection: Bool { sockets.all.contains { $0.isActive } }
+    var wantsConnection: Bool { sockets.all.contains { $0.connection.isActive } }
 
     /// The socket of `namespace`, made by `make` on first use.
     mutating func socket(_ namespace: String, make: (SocketIOVersion) -> Socket) -> Socket {
@@ -46,13 +46,13 @@ struct ManagerState: Sendable {
     }
 
     /// `socket` no longer wants the connection; whether any other still does.
-    mutating func letGo(_ socket: Socket) -> Bool {
+    mutating func letGo(_ socket: NamespaceConnection) -> Bool {
         sockets.letGo(socket)
         return wantsConnection
     }
 
     /// The app closed the connection: the engine, the timers and the network watch to end.
-    mutating func close() -> (engine: Engine?, action: ManagerStateMachine.CloseAction, timers: [Manager.Timer?], watch: NetworkObservation?) {
+    mutating func close() -> (engine: Engine?, action: ManagerStateMachine.CloseAction, timers: [ManagerConnection.Timer?], watch: NetworkObservation?) {
         defer {
             engine = nil
             reconnectTimer = nil
@@ -97,7 +97,7 @@ struct ManagerState: Sendable {
             case .open, .close, .ping, .pong, .upgrade, .noop: decoded = nil
             }
             guard let packet = decoded else { return .success(nil) }
-            return .success((packet, sockets[Manager.namespaceName(packet.namespace)]))
+            return .success((packet, sockets[ManagerConnection.namespaceName(packet.namespace)]))
         } catch {
             return .failure(error)
         }
@@ -112,39 +112,39 @@ struct ManagerState: Sendable {
 
     /// Keeps `timer` as the reconnection delay's while attempt `attempt` waits; returns it
     /// when the loop stopped meanwhile (to cancel).
-    mutating func keepReconnectTimer(_ timer: Manager.Timer, attempt: Int) -> Manager.Timer? {
+    mutating func keepReconnectTimer(_ timer: ManagerConnection.Timer, attempt: Int) -> ManagerConnection.Timer? {
         guard machine.reconnection.state == .waiting(attempt: attempt) else { return timer }
         reconnectTimer = timer
         return nil
     }
 
-    mutating func takeReconnectTimer() -> Manager.Timer? {
+    mutating func takeReconnectTimer() -> ManagerConnection.Timer? {
         defer { reconnectTimer = nil }
         return reconnectTimer
     }
 
     /// Given up on: the sockets are held no longer (a later `connect()` holds them again).
     mutating func letGoAll(_ given: [Socket]) {
-        for socket in given { sockets.letGo(socket) }
+        for socket in given { sockets.letGo(socket.connection) }
     }
 
     // MARK: - Suspension
 
     /// Keeps `timer` as the suspension's grace; returns the one it replaces.
-    mutating func keepSuspendTimer(_ timer: Manager.Timer) -> Manager.Timer? {
+    mutating func keepSuspendTimer(_ timer: ManagerConnection.Timer) -> ManagerConnection.Timer? {
         defer { suspendTimer = timer }
         return suspendTimer
     }
 
     /// The app is back: what to do, and the grace timer to cancel.
-    mutating func resume(rememberUpgrade: Bool) -> (ManagerStateMachine.OpenAction?, Manager.Timer?) {
+    mutating func resume(rememberUpgrade: Bool) -> (ManagerStateMachine.OpenAction?, ManagerConnection.Timer?) {
         defer { suspendTimer = nil }
         return (machine.resume(wantsConnection: wantsConnection, rememberUpgrade: rememberUpgrade), suspendTimer)
     }
 
     /// Suspension `token`'s grace elapsed: the session closes (its engine and the reconnection
     /// timer handed back).
-    mutating func graceElapsed(_ token: Int) -> (ManagerStateMachine.CloseAction, Engine?, Manager.Timer?)? {
+    mutating func graceElapsed(_ token: Int) -> (ManagerStateMachine.CloseAction, Engine?, ManagerConnection.Timer?)? {
         guard let action = machine.graceElapsed(token) else { return nil }
         defer { engine = nil; reconnectTimer = nil }
         return (action, engine, reconnectTimer)

@@ -70,7 +70,7 @@ extension Socket {
     /// Ends every async sequence made by this socket (its manager was closed).
     func finishStreams() {
         let enders = listeners.takeStreamEnders()
-        let observers = transition { $0.statusObservers.takeAll() }
+        let observers = connection.transition { $0.statusObservers.takeAll() }
         for end in enders { end() }
         for observer in observers { observer.finish() }
     }
@@ -96,6 +96,6 @@ extension Socket {
     /// Status changes from now on, starting with the current status; the sequence ends when the
     /// manager is closed.
     public var statusChanges: AsyncStream<SocketStatus> {
-        observerStream(of: self, \.inner, \.statusObservers) { $0.machine.status }
+        observerStream(of: connection, \.inner, \.statusObservers) { $0.machine.status }
     }
 }

@@ -30,16 +30,16 @@ struct SocketTable {
         entries[socket.namespace] = Entry(socket: socket, held: socket)
     }
 
-    /// Holds `socket` (it is connecting).
-    mutating func hold(_ socket: Socket) {
-        guard entries[socket.namespace]?.socket === socket else { return }
-        entries[socket.namespace]?.held = socket
+    /// Holds the socket of `connection` (it is connecting).
+    mutating func hold(_ connection: NamespaceConnection) {
+        guard let socket = entries[connection.namespace]?.socket, socket.connection === connection else { return }
+        entries[connection.namespace]?.held = socket
     }
 
-    /// Stops holding `socket` (it ended); it stays reachable while the app keeps it.
-    mutating func letGo(_ socket: Socket) {
-        guard entries[socket.namespace]?.held === socket else { return }
-        entries[socket.namespace]?.held = nil
+    /// Stops holding the socket of `connection` (it ended); it stays reachable while the app keeps it.
+    mutating func letGo(_ connection: NamespaceConnection) {
+        guard entries[connection.namespace]?.held?.connection === connection else { return }
+        entries[connection.namespace]?.held = nil
     }
 
     /// Stops holding every socket, and forgets those already gone.

@@ -34,7 +34,7 @@ import Testing
     @Test func aReconnectTimerIsKeptOnlyWhileItsAttemptWaits() {
         var state = Self.state()
         let cancelled = NIOLockedValueBox(0)
-        let timer = Manager.Timer(cancel: { cancelled.withLockedValue { $0 += 1 } })
+        let timer = ManagerConnection.Timer(cancel: { cancelled.withLockedValue { $0 += 1 } })
         // No attempt waits: the timer comes back, to cancel.
         let handedBack = state.keepReconnectTimer(timer, attempt: 1)
         handedBack?.cancel()
@@ -46,8 +46,8 @@ import Testing
 
     @Test func aSuspensionKeepsTheNewestGraceAndResumeHandsItBack() {
         var state = Self.state()
-        let first = Manager.Timer(cancel: {})
-        let second = Manager.Timer(cancel: {})
+        let first = ManagerConnection.Timer(cancel: {})
+        let second = ManagerConnection.Timer(cancel: {})
         let none = state.keepSuspendTimer(first)
         let replaced = state.keepSuspendTimer(second)
         #expect(none == nil)

@@ -170,7 +170,7 @@ struct FaultToleranceTests {
             }
         }
         try await withTimeout(10, "both emits queued") {
-            while socket.inner.withLockedValue({ $0.retryQueue.entries.count }) < 2 { await Task.yield() }
+            while socket.connection.inner.withLockedValue({ $0.retryQueue.entries.count }) < 2 { await Task.yield() }
         }
         // The app gives up for good.
         socket.disconnect()

@@ -15,9 +15,13 @@ import Testing
         weak var root: SocketIO.Socket?
         weak var chat: SocketIO.Socket?
         weak var engine: Engine?
+        /// What the manager and a socket do behind their API.
+        weak var managerConnection: ManagerConnection?
+        weak var chatConnection: NamespaceConnection?
 
         var survivors: [String] {
-            [("manager", manager == nil), ("socket /", root == nil), ("socket /chat", chat == nil), ("engine", engine == nil)]
+            [("manager", manager == nil), ("socket /", root == nil), ("socket /chat", chat == nil), ("engine", engine == nil),
+             ("manager's connection", managerConnection == nil), ("/chat's connection", chatConnection == nil)]
                 .filter { !$0.1 }.map(\.0)
         }
     }
@@ -42,7 +46,9 @@ import Testing
         tracked.manager = manager
         tracked.root = root
         tracked.chat = chat
-        tracked.engine = manager.inner.withLockedValue { $0.engine }
+        tracked.engine = manager.connection.inner.withLockedValue { $0.engine }
+        tracked.managerConnection = manager.connection
+        tracked.chatConnection = chat.connection
         #expect(tracked.engine != nil)
         await manager.close()
         _ = (events, statuses)

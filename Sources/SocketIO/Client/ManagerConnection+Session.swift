@@ -2,7 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
-extension Manager {
+extension ManagerConnection {
     /// A socket wants a connection: opens the session unless one exists or a reconnection delay
     /// will open it. Returns the session's revision and sid when one is open already.
     @discardableResult
@@ -75,7 +75,7 @@ extension Manager {
                 logger.info("reconnected", metadata: ["socketio.attempt": "\(attempt)"])
                 publish(.reconnect(attempt))
             }
-            for socket in sockets { socket.engineOpened(version: version, sid: sid) }
+            for socket in sockets { socket.connection.engineOpened(version: version, sid: sid) }
         case .upgraded:
             guard transition({ $0.machine.upgraded(session) }) else { return }
             logger.debug("upgraded to WebSocket")
@@ -104,11 +104,11 @@ extension Manager {
             startEngine(session: next, version: .v3, websocketOnly: false)
         case .fail(let error):
             publish(.error(error.description))
-            for socket in sockets { socket.engineFailed(error) }
+            for socket in sockets { socket.connection.engineFailed(error) }
         case .lost(let wasOpen):
             let lost = DisconnectReason(reason)
-            publish(wasOpen ? .close(lost) : .error(SocketIOError.connectionFailed(Socket.detail(of: lost)).description))
-            for socket in sockets { socket.engineClosed(lost) }
+            publish(wasOpen ? .close(lost) : .error(SocketIOError.connectionFailed(lost.detail).description))
+            for socket in sockets { socket.connection.engineClosed(lost) }
             reconnectIfWanted(after: reason)
         }
     }

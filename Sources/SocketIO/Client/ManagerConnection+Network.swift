@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 import SocketIOProtocol
 import WebSocketClient
 
-extension Manager {
+extension ManagerConnection {
     /// Starts following the network monitor, once (from the first session on).
     func watchNetworkIfNeeded() {
         guard let monitor = configuration.networkMonitor else { return }
@@ -67,10 +67,4 @@ extension Manager {
 
     /// The reason a session closed because its route moved.
     static let pathChangedDetail = "the network path changed"
-}
-
-extension Manager {
-    /// The network path the manager last acted on (nil before its first session, or with no
-    /// monitor).
-    public var networkPath: NetworkPath? { transition { $0.lastPath } }
 }

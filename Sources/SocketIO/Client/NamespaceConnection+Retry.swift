@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
-extension Socket {
+extension NamespaceConnection {
     /// Queues an at-least-once emit and starts it if it is first; returns its sequence number.
     func enqueueRetrying(
         _ event: String, items: [JSONValue], timeout: Duration, retries: Int,

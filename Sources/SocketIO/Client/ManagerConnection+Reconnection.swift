@@ -1,7 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 
-extension Manager {
+extension ManagerConnection {
     /// After a session closed or failed to open without the app asking: start, continue or give
     /// up the reconnection loop (socket.io's backoff; see ``Backoff``).
     func reconnectIfWanted(after reason: EngineCloseReason) {
@@ -27,7 +27,7 @@ extension Manager {
             if failed != nil { publish(.reconnectError("\(reason)")) }
             logger.warning("reconnection failed: attempts exhausted", metadata: ["socketio.attempts": "\(configuration.reconnectionAttempts ?? 0)"])
             publish(.reconnectFailed)
-            for socket in sockets { socket.reconnectionFailed() }
+            for socket in sockets { socket.connection.reconnectionFailed() }
             // Given up on: held no longer (a later `connect()` holds them again).
             transition { $0.letGoAll(sockets) }
         }

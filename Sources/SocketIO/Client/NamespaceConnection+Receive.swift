@@ -2,7 +2,7 @@ import SwitchboardCore
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 
-extension Socket {
+extension NamespaceConnection {
     /// A packet for this namespace, from the manager (on the transport's thread).
     func received(_ packet: SocketPacket) {
         let action = transition { $0.machine.received(packet) }
