@@ -67,33 +67,26 @@ final class ClientConnection: Sendable {
 
     /// A text message (the Socket.IO packet, without Engine.IO's `4`).
     func receive(text: Substring) async {
-        await awaitAutoConnect()
-        let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
-            guard !state.closed else { return .success(nil) }
-            do throws(ProtocolError) {
-                return .success(try state.decoder.decode(text: text))
-            } catch {
-                return .failure(error)
-            }
-        }
-        await handle(decoded)
+        await receive { decoder throws(ProtocolError) in try decoder.decode(text: text) }
     }
 
     /// A binary message: the next attachment of a binary packet.
     func receive(binary: Data) async {
+        await receive { decoder throws(ProtocolError) in try decoder.decode(binary: binary) }
+    }
+
+    /// Feeds one message to the decoder under the lock (it holds a binary packet's attachments
+    /// so far), then dispatches the packet it completed, if any, outside the lock.
+    private func receive(_ decode: (inout SocketPacketDecoder) throws(ProtocolError) -> SocketPacket?) async {
         await awaitAutoConnect()
         let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
             guard !state.closed else { return .success(nil) }
             do throws(ProtocolError) {
-                return .success(try state.decoder.decode(binary: binary))
+                return .success(try decode(&state.decoder))
             } catch {
                 return .failure(error)
             }
         }
-        await handle(decoded)
-    }
-
-    private func handle(_ decoded: Result<SocketPacket?, ProtocolError>) async {
         switch decoded {
         case .success(nil):
             return
