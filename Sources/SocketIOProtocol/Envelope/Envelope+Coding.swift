@@ -94,13 +94,7 @@ extension Envelope {
     /// Reads one envelope from JSON text.
     /// - Throws: ``EnvelopeError`` naming what is wrong; never crashes on bad input.
     public init(parsing text: String) throws(EnvelopeError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: text)
-        } catch {
-            throw .invalidJSON(error)
-        }
-        try self.init(json: json)
+        try self.init(json: Self.parsed { () throws(JSONError) in try JSONValue(parsing: text) })
     }
 
     /// Reads one envelope from a WebSocket message's text; `nil` (a binary message) is
@@ -112,13 +106,16 @@ extension Envelope {
 
     /// Reads one envelope from UTF-8 JSON bytes.
     public init(parsing data: Data) throws(EnvelopeError) {
-        let json: JSONValue
+        try self.init(json: Self.parsed { () throws(JSONError) in try JSONValue(parsing: data) })
+    }
+
+    /// The JSON `parse` reads; what is not JSON is ``EnvelopeError/invalidJSON(_:)``.
+    private static func parsed(_ parse: () throws(JSONError) -> JSONValue) throws(EnvelopeError) -> JSONValue {
         do {
-            json = try JSONValue(parsing: data)
+            return try parse()
         } catch {
             throw .invalidJSON(error)
         }
-        try self.init(json: json)
     }
 
     /// Reads one envelope from a JSON value (see ``jsonValue``).
