@@ -35,25 +35,13 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested: EncodedObject
-        if case .object(let existing) = object[key.stringValue] {
-            nested = existing
-        } else {
-            nested = EncodedObject()
-            object[key.stringValue] = .object(nested)
-        }
+        let nested = EncodedNode.object(in: &object[key.stringValue])
         return KeyedEncodingContainer(
             JSONKeyedEncodingContainer<NestedKey>(encoder: encoder, object: nested, codingPath: path(key)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested: EncodedArray
-        if case .array(let existing) = object[key.stringValue] {
-            nested = existing
-        } else {
-            nested = EncodedArray()
-            object[key.stringValue] = .array(nested)
-        }
+        let nested = EncodedNode.array(in: &object[key.stringValue])
         return JSONUnkeyedEncodingContainer(encoder: encoder, array: nested, codingPath: path(key))
     }
 

@@ -50,6 +50,23 @@ enum EncodedNode {
         case .nested(let encoder): encoder.storage?.resolved ?? .object(JSONObject())
         }
     }
+
+    /// The object `node` holds, or a new one put there: asking twice for a keyed container at
+    /// the same place (the encoder, or a key) must hand out the same object.
+    static func object(in node: inout EncodedNode?) -> EncodedObject {
+        if case .object(let existing) = node { return existing }
+        let object = EncodedObject()
+        node = .object(object)
+        return object
+    }
+
+    /// The array `node` holds, or a new one put there, like ``object(in:)``.
+    static func array(in node: inout EncodedNode?) -> EncodedArray {
+        if case .array(let existing) = node { return existing }
+        let array = EncodedArray()
+        node = .array(array)
+        return array
+    }
 }
 
 /// Object members in the order they were first encoded; re-encoding a key replaces its value.
@@ -101,24 +118,12 @@ final class JSONValueEncoderImpl: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let object: EncodedObject
-        if case .object(let existing) = storage {
-            object = existing
-        } else {
-            object = EncodedObject()
-            storage = .object(object)
-        }
+        let object = EncodedNode.object(in: &storage)
         return KeyedEncodingContainer(JSONKeyedEncodingContainer(encoder: self, object: object, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let array: EncodedArray
-        if case .array(let existing) = storage {
-            array = existing
-        } else {
-            array = EncodedArray()
-            storage = .array(array)
-        }
+        let array = EncodedNode.array(in: &storage)
         return JSONUnkeyedEncodingContainer(encoder: self, array: array, codingPath: codingPath)
     }
 
