@@ -39,22 +39,8 @@ extension DemoApplication {
                 }
             }
         }
-        socket.on("sockets-join") { event in
-            guard let room = event.items.first?.stringValue else {
-                event.ack?.respond(notARoom)
-                return
-            }
-            namespace.all.socketsJoin(room)
-            event.ack?.respond([.string(room)])
-        }
-        socket.on("sockets-leave") { event in
-            guard let room = event.items.first?.stringValue else {
-                event.ack?.respond(notARoom)
-                return
-            }
-            namespace.all.socketsLeave(room)
-            event.ack?.respond([.string(room)])
-        }
+        onRoomEvent("sockets-join", of: socket) { namespace.all.socketsJoin($0) }
+        onRoomEvent("sockets-leave", of: socket) { namespace.all.socketsLeave($0) }
         socket.on("disconnect-all") { event in
             event.ack?.respond([])
             namespace.disconnectSockets()

@@ -68,22 +68,8 @@ public enum DemoApplication {
             socket.emit("binary", items: event.items)
             event.ack?.respond(event.items)
         }
-        socket.on("join") { event in
-            guard let room = event.items.first?.stringValue else {
-                event.ack?.respond(notARoom)
-                return
-            }
-            socket.join(room)
-            event.ack?.respond([.string(room)])
-        }
-        socket.on("leave") { event in
-            guard let room = event.items.first?.stringValue else {
-                event.ack?.respond(notARoom)
-                return
-            }
-            socket.leave(room)
-            event.ack?.respond([.string(room)])
-        }
+        onRoomEvent("join", of: socket) { socket.join($0) }
+        onRoomEvent("leave", of: socket) { socket.leave($0) }
         socket.on("room-message") { event in
             guard let room = event.items.first?.stringValue else {
                 event.ack?.respond(notARoom)
@@ -137,8 +123,22 @@ public enum DemoApplication {
         installClusterEvents(on: socket)
     }
 
-    /// The ack of `join`, `leave` and `room-message` without a room name.
+    /// The ack of a room event (`join`, `leave`, `room-message`, `sockets-join`, `sockets-leave`)
+    /// without a room name.
     static let notARoom: [JSONValue] = [["error": "the first argument must be a room name"]]
+
+    /// Handles `event`, whose first argument names a room: `action` runs with the room, then the
+    /// ack is `[room]`; without a room name nothing runs and the ack is ``notARoom``.
+    static func onRoomEvent(_ event: String, of socket: ServerSocket, _ action: @escaping @Sendable (String) -> Void) {
+        socket.on(event) { event in
+            guard let room = event.items.first?.stringValue else {
+                event.ack?.respond(notARoom)
+                return
+            }
+            action(room)
+            event.ack?.respond([.string(room)])
+        }
+    }
 
     /// One log line per connection: protocol version, transport, recovered.
     static func logConnections(of server: SocketIOServer, to logger: Logger) {
