@@ -113,18 +113,20 @@ final class NamespaceMetrics: Sendable {
         self.name = name
         self.factory = factory
         let dimensions = [("namespace", name)]
-        sockets = Meter(label: "socketio_sockets_connected", dimensions: dimensions, factory: factory)
-        connections = Counter(label: "socketio_connections_total", dimensions: dimensions, factory: factory)
-        recoveryAttempts = Counter(label: "socketio_recovery_attempts_total", dimensions: dimensions, factory: factory)
-        recoveries = Counter(label: "socketio_recoveries_total", dimensions: dimensions, factory: factory)
-        eventsReceived = Counter(label: "socketio_events_received_total", dimensions: dimensions, factory: factory)
-        eventsSent = Counter(label: "socketio_events_sent_total", dimensions: dimensions, factory: factory)
-        acksAnswered = Counter(label: "socketio_acks_answered_total", dimensions: dimensions, factory: factory)
+        func counter(_ label: String) -> Counter { Counter(label: label, dimensions: dimensions, factory: factory) }
+        func gauge(_ label: String) -> Meter { Meter(label: label, dimensions: dimensions, factory: factory) }
+        sockets = gauge("socketio_sockets_connected")
+        connections = counter("socketio_connections_total")
+        recoveryAttempts = counter("socketio_recovery_attempts_total")
+        recoveries = counter("socketio_recoveries_total")
+        eventsReceived = counter("socketio_events_received_total")
+        eventsSent = counter("socketio_events_sent_total")
+        acksAnswered = counter("socketio_acks_answered_total")
         ackRoundTrip = Timer(label: "socketio_ack_round_trip_seconds", dimensions: dimensions, factory: factory)
-        clusterServers = Meter(label: "socketio_cluster_servers", dimensions: dimensions, factory: factory)
-        clusterPublishFailures = Counter(label: "socketio_cluster_publish_failures_total", dimensions: dimensions, factory: factory)
-        clusterMissed = Counter(label: "socketio_cluster_missed_messages_total", dimensions: dimensions, factory: factory)
-        clusterDuplicates = Counter(label: "socketio_cluster_duplicate_messages_total", dimensions: dimensions, factory: factory)
+        clusterServers = gauge("socketio_cluster_servers")
+        clusterPublishFailures = counter("socketio_cluster_publish_failures_total")
+        clusterMissed = counter("socketio_cluster_missed_messages_total")
+        clusterDuplicates = counter("socketio_cluster_duplicate_messages_total")
     }
 
     func eventReceived() { eventsReceived.increment() }
