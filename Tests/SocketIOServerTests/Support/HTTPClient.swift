@@ -1,5 +1,6 @@
 import Foundation
 import SocketIOProtocol
+import SwitchboardTestSupport
 
 /// One HTTP response, as read off the wire.
 struct HTTPReply: Sendable, CustomStringConvertible {
@@ -16,7 +17,8 @@ struct HTTPReply: Sendable, CustomStringConvertible {
 }
 
 /// Minimal HTTP/1.1 over ``RawConnection``: one request per connection (`Connection: close`),
-/// so the tests control exactly what is sent.
+/// so the tests control exactly what is sent. A reply that does not come within a minute (longer
+/// than any long-poll a test holds) fails the request instead of hanging the run.
 enum HTTPClient {
     static func request(
         _ method: String,
@@ -33,7 +35,7 @@ enum HTTPClient {
         if method != "GET" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         try connection.write(Array(head.utf8) + body)
-        return try await readReply(from: connection)
+        return try await withTimeout(60, "the reply to \(method) \(target)") { try await readReply(from: connection) }
     }
 
     static func get(port: Int, _ target: String, headers: [(String, String)] = [], from source: String? = nil) async throws -> HTTPReply {
