@@ -26,6 +26,15 @@ extension PostgresClusterTransport {
         /// socket.io's servers ignore the rows and the `seq` member. `false`: socket.io's
         /// behaviour, where notifications sent while a server is not listening are lost to it.
         public var journal: Bool
+        /// Our extension (on by default, with ``journal``): the transport keeps sessions for
+        /// connection state recovery across servers (`ClusterSessionStore`) in
+        /// ``sessionTableName``, and each journal row names its namespace, sending server and
+        /// number (three columns added to ``tableName``, which socket.io's servers ignore). It
+        /// takes effect only on servers with recovery on; `false`: recovery stays in each
+        /// server's memory, as socket.io's.
+        public var sessions: Bool
+        /// The table of sessions kept for recovery (``sessions``); created when missing.
+        public var sessionTableName: String
 
         /// `@socket.io/postgres-adapter`'s defaults, and the journal.
         public init(
@@ -34,9 +43,13 @@ extension PostgresClusterTransport {
             payloadThreshold: Int = 8000,
             cleanupInterval: Duration = .seconds(30),
             reconnectDelay: ClosedRange<Duration> = .seconds(1) ... .seconds(3),
-            journal: Bool = true
+            journal: Bool = true,
+            sessions: Bool = true,
+            sessionTableName: String = "socket_io_sessions"
         ) {
             self.journal = journal
+            self.sessions = sessions
+            self.sessionTableName = sessionTableName
             self.channelPrefix = channelPrefix
             self.tableName = tableName
             self.payloadThreshold = payloadThreshold

@@ -29,6 +29,11 @@ public actor PostgresClusterTransport: ClusterTransport {
     let options: Options
     let format: NotificationFormat
     let table: AttachmentTable
+    /// The sessions table and the journal's recovery columns, when ``Options/sessions`` is on.
+    let sessionTable: SessionTable?
+    /// How long journal rows and sessions are kept: the cleanup interval, or the longest
+    /// recovery window a server asked for.
+    var retention: Duration
     let connector: PostgresConnector
     let queries: QueryConnection
     let deliveries = DeliveryTable()
@@ -64,6 +69,7 @@ public actor PostgresClusterTransport: ClusterTransport {
     ) async throws(PostgresClusterTransportError) -> PostgresClusterTransport {
         let parsed = try PostgresURL(parsing: url)
         let table = try AttachmentTable(name: options.tableName)
+        let sessionTable = options.sessions && options.journal ? try SessionTable(name: options.sessionTableName, journal: table) : nil
         guard options.payloadThreshold > 0 else { throw .invalidOption("payloadThreshold must be positive") }
         guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
         guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
@@ -73,13 +79,15 @@ public actor PostgresClusterTransport: ClusterTransport {
         let listening: PostgresConnection
         do {
             try await createTable(table, with: queries)
+            for statement in sessionTable?.prepare ?? [] { try await run(statement, retryingRacesWith: queries) }
             listening = try await connector.connect()
         } catch {
             await queries.close()
             throw error
         }
         let transport = PostgresClusterTransport(
-            options: options, table: table, connector: connector, queries: queries, listening: listening, logger: logger
+            options: options, table: table, sessionTable: sessionTable, connector: connector, queries: queries,
+            listening: listening, logger: logger
         )
         await transport.start(listening: listening)
         return transport
@@ -89,10 +97,16 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// the table, and PostgreSQL fails all but one of them (a unique violation in its catalog)
     /// while the winner's transaction is open; once it committed, the statement succeeds.
     private static func createTable(_ table: AttachmentTable, with queries: QueryConnection) async throws(PostgresClusterTransportError) {
+        try await run(table.create, retryingRacesWith: queries)
+    }
+
+    /// Runs a `CREATE … IF NOT EXISTS` or `ALTER … IF NOT EXISTS`, again if it fails: see
+    /// ``createTable(_:with:)``.
+    private static func run(_ statement: PostgresQuery, retryingRacesWith queries: QueryConnection) async throws(PostgresClusterTransportError) {
         var attempts = 0
         while true {
             do {
-                _ = try await queries.run(table.create)
+                _ = try await queries.run(statement)
                 return
             } catch .queryFailed where attempts < 3 {
                 attempts += 1
@@ -103,6 +117,7 @@ public actor PostgresClusterTransport: ClusterTransport {
     private init(
         options: Options,
         table: AttachmentTable,
+        sessionTable: SessionTable?,
         connector: PostgresConnector,
         queries: QueryConnection,
         listening: PostgresConnection,
@@ -111,6 +126,8 @@ public actor PostgresClusterTransport: ClusterTransport {
         self.options = options
         self.format = NotificationFormat(channelPrefix: options.channelPrefix, payloadThreshold: options.payloadThreshold)
         self.table = table
+        self.sessionTable = sessionTable
+        self.retention = options.cleanupInterval
         self.connector = connector
         self.queries = queries
         self.listener = ListenerStateMachine(connection: listening)
@@ -120,12 +137,14 @@ public actor PostgresClusterTransport: ClusterTransport {
 
     private func start(listening: PostgresConnection) {
         watch(listening, generation: 0)
-        let (queries, table, interval, logger) = (queries, table, options.cleanupInterval, logger)
-        cleanup = Task {
+        let (queries, table, sessionTable, interval, logger) = (queries, table, sessionTable, options.cleanupInterval, logger)
+        cleanup = Task { [weak self] in
             while true {
                 do { try await Task.sleep(for: interval) } catch { return }
+                guard let retention = await self?.retention else { return }
                 do {
-                    _ = try await queries.run(table.deleteOlder(than: interval))
+                    _ = try await queries.run(table.deleteOlder(than: retention))
+                    if let sessionTable { _ = try await queries.run(sessionTable.deleteExpired(retention: retention)) }
                 } catch {
                     logger.warning("could not delete old cluster attachments", metadata: ["error": "\(error)"])
                 }
@@ -179,7 +198,7 @@ public actor PostgresClusterTransport: ClusterTransport {
                 let journaled = options.journal && message.sequence != nil
                 let record = journaled ? ByteBuffer(bytes: MessagePackValue(json: message.json).encoded) : nil
                 if !run.accepts(channel: channel, journaled: journaled) { try await flush(&run) }
-                run.append(channel: channel, payload: payload, record: record)
+                run.append(channel: channel, payload: payload, record: record, message: message)
             case .attachment(let bytes):
                 try await flush(&run)
                 let rows = try await queries.run(table.insert(bytes))
@@ -195,7 +214,14 @@ public actor PostgresClusterTransport: ClusterTransport {
 
     private func flush(_ run: inout NotifyRun) async throws(PostgresClusterTransportError) {
         guard let channel = run.channel, !run.payloads.isEmpty else { return }
-        let query = AttachmentTable.notify(channel: channel, payloads: run.payloads, journaling: run.journaled ? run.records : nil, table: table)
+        let query = if run.journaled, sessionTable != nil, let namespace = run.namespace {
+            AttachmentTable.notify(
+                channel: channel, payloads: run.payloads, records: run.records, namespace: namespace,
+                origins: run.origins, sequences: run.sequences, table: table
+            )
+        } else {
+            AttachmentTable.notify(channel: channel, payloads: run.payloads, journaling: run.journaled ? run.records : nil, table: table)
+        }
         run = NotifyRun()
         _ = try await queries.run(query)
     }
@@ -224,15 +250,24 @@ struct NotifyRun {
     private(set) var journaled = false
     private(set) var payloads: [String] = []
     private(set) var records: [ByteBuffer] = []
+    /// The namespace, and each journaled message's origin tag and number.
+    private(set) var namespace: String?
+    private(set) var origins: [String] = []
+    private(set) var sequences: [Int64] = []
 
     func accepts(channel: String, journaled: Bool) -> Bool {
         payloads.isEmpty || (self.channel == channel && self.journaled == journaled)
     }
 
-    mutating func append(channel: String, payload: String, record: ByteBuffer?) {
+    mutating func append(channel: String, payload: String, record: ByteBuffer?, message: ClusterMessage) {
         self.channel = channel
+        namespace = message.namespace
         journaled = record != nil
         payloads.append(payload)
-        if let record { records.append(record) }
+        if let record {
+            records.append(record)
+            origins.append(message.originTag)
+            sequences.append(Int64(clamping: message.sequence ?? 0))
+        }
     }
 }

@@ -43,6 +43,18 @@ struct AttachmentTable: Sendable, Hashable {
         return "WITH journal AS (INSERT INTO \(unescaped: table.name) (payload) SELECT unnest(\(records)::bytea[])) SELECT count(pg_notify(\(channel), p)) FROM unnest(\(payloads)::text[]) AS p"
     }
 
+    /// As ``notify(channel:payloads:journaling:table:)`` with journal rows that name their
+    /// namespace, origin tag and number, for recovery across servers.
+    static func notify(
+        channel: String, payloads: [String], records: [ByteBuffer], namespace: String, origins: [String], sequences: [Int64], table: AttachmentTable
+    ) -> PostgresQuery {
+        """
+        WITH journal AS (INSERT INTO \(unescaped: table.name) (payload, nsp, origin, seq)
+            SELECT u.payload, \(namespace), u.origin, u.seq FROM unnest(\(records)::bytea[], \(origins)::text[], \(sequences)::int8[]) AS u(payload, origin, seq))
+        SELECT count(pg_notify(\(channel), p)) FROM unnest(\(payloads)::text[]) AS p
+        """
+    }
+
     /// The rows written in the last `interval`, oldest first.
     func rows(since interval: Duration) -> PostgresQuery {
         "SELECT payload FROM \(unescaped: name) WHERE created_at >= now() - interval '\(unescaped: String(Self.milliseconds(interval))) milliseconds' ORDER BY id"

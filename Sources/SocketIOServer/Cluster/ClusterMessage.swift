@@ -31,6 +31,10 @@ public struct ClusterMessage: Sendable, Hashable {
         self.sequence = sequence
     }
 
+    /// The tag naming its sender in recovery offsets and the journal: the first 8 characters
+    /// of ``uid`` (sessions kept in the cluster, ``ClusterSessionStore``).
+    public var originTag: String { String(uid.prefix(8)) }
+
     /// The message as socket.io's adapters write it, member order included (`type`, `data`,
     /// then `uid` and `nsp`, which `publishAndReturnOffset` adds to the message last).
     public var json: JSONValue {

@@ -135,9 +135,23 @@ extension Namespace: ClusterReceiver {
         return options.isVolatile ? selection.volatile : selection
     }
 
-    func clusterBroadcast(_ packet: ClusterPacket, options: ClusterBroadcastOptions) {
-        guard let event = packet.event else { return }
-        selection(options).emit(event, items: packet.items)
+    func clusterBroadcast(_ packet: ClusterPacket, options: ClusterBroadcastOptions, origin: ClusterOrigin?) {
+        guard let durable, let origin else {
+            guard let event = packet.event else { return }
+            selection(options).emit(event, items: packet.items)
+            return
+        }
+        // Delivered in order with this server's own numbered events, its offset the frontier.
+        durable.order.inOrder { frontier in
+            frontier.advance(origin.uid, to: origin.sequence)
+            guard let event = packet.event else { return }
+            let selection = selection(options)
+            _ = selection.emitLocally(event, items: packet.items, numberedOffset: options.isVolatile ? nil : frontier.offset)
+        }
+    }
+
+    func clusterAdvance(_ origin: ClusterOrigin) {
+        durable?.order.inOrder { $0.advance(origin.uid, to: origin.sequence) }
     }
 
     func clusterBroadcastWithAck(

@@ -38,11 +38,13 @@ extension NamespaceCluster {
             return
         }
         guard let receiver = delivery.receiver else { return }
-        apply(payload, from: message.uid, through: receiver)
+        let origin = message.sequence.map { ClusterOrigin(uid: message.uid, sequence: $0) }
+        if let origin, !payload.isPlainBroadcast { receiver.clusterAdvance(origin) }
+        apply(payload, from: message.uid, origin: origin, through: receiver)
     }
 
     /// Applies another server's `payload` through the namespace, answers what asks for it.
-    private func apply(_ payload: ClusterPayload, from sender: String, through receiver: any ClusterReceiver) {
+    private func apply(_ payload: ClusterPayload, from sender: String, origin: ClusterOrigin?, through receiver: any ClusterReceiver) {
         switch payload {
         case .none(.initialHeartbeat):
             publish(.none(.heartbeat))
@@ -51,7 +53,7 @@ extension NamespaceCluster {
         case .none:
             break
         case .broadcast(let packet, let selection, nil):
-            receiver.clusterBroadcast(packet, options: selection)
+            receiver.clusterBroadcast(packet, options: selection, origin: origin)
         case .broadcast(let packet, let selection, let requestId?):
             receiver.clusterBroadcastWithAck(
                 packet, options: selection,
@@ -100,5 +102,13 @@ extension NamespaceCluster {
             }
             perform(effects)
         }
+    }
+}
+
+extension ClusterPayload {
+    /// A broadcast without acknowledgements (the kind connection state recovery replays).
+    var isPlainBroadcast: Bool {
+        if case .broadcast(_, _, nil) = self { return true }
+        return false
     }
 }

@@ -145,11 +145,21 @@ final class NamespaceCluster: Sendable {
 
     /// Publishes `payload` after everything published before it; failures are logged.
     func publish(_ payload: ClusterPayload) {
+        publishNumbered(payload)
+    }
+
+    /// Queues `payload` like ``publish(_:)`` (`caller`, if given, is told the outcome) and
+    /// returns its number; `nil` when the adapter refused it (closed: `caller` is not told).
+    @discardableResult
+    func publishNumbered(_ payload: ClusterPayload, caller: CheckedContinuation<Result<Void, ClusterError>, Never>? = nil) -> UInt64? {
         let message = unnumbered(payload)
         let now = clock.now()
-        switch transition({ $0.enqueue(message, at: now) }) {
-        case .queued(_, let wake): wake?.resume()
-        case .refused: break
+        switch transition({ $0.enqueue(message, at: now, caller: caller) }) {
+        case .queued(let sequence, let wake):
+            wake?.resume()
+            return sequence
+        case .refused:
+            return nil
         }
     }
 

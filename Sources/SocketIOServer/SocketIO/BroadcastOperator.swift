@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
 /// A set of a namespace's sockets to emit to: rooms to include, rooms to leave out, and the
@@ -88,7 +89,15 @@ public struct BroadcastOperator: Sendable {
             namespace.environment.logger.warning("not emitting a reserved event name", metadata: ["socketio.event": "\(event)"])
             return 0
         }
-        cluster?.publish(.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil))
+        let payload = ClusterPayload.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil)
+        if let cluster, let durable = namespace.durable, !isVolatile {
+            // Numbered and delivered in one step, so its offset says what the clients had.
+            return durable.order.inOrder { frontier in
+                if let sequence = cluster.publishNumbered(payload) { frontier.advance(cluster.uid, to: sequence) }
+                return emitLocally(event, items: items, numberedOffset: frontier.offset)
+            }
+        }
+        cluster?.publish(payload)
         return emitLocally(event, items: items)
     }
 
@@ -100,15 +109,41 @@ public struct BroadcastOperator: Sendable {
     @discardableResult
     public func emitAndConfirm(_ event: String, items: [JSONValue]) async throws(ClusterError) -> Int {
         guard !SocketPacket.reservedEventNames.contains(event) else { return 0 }
+        let payload = ClusterPayload.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil)
+        if let cluster, let durable = namespace.durable, !isVolatile {
+            let sent = NIOLockedValueBox(0)
+            let result: Result<Void, ClusterError> = await withCheckedContinuation { continuation in
+                durable.order.inOrder { frontier in
+                    guard let sequence = cluster.publishNumbered(payload, caller: continuation) else {
+                        sent.withLockedValue { $0 = emitLocally(event, items: items, numberedOffset: frontier.offset) }
+                        continuation.resume(returning: .failure(.closed))
+                        return
+                    }
+                    frontier.advance(cluster.uid, to: sequence)
+                    sent.withLockedValue { $0 = emitLocally(event, items: items, numberedOffset: frontier.offset) }
+                }
+            }
+            try result.get()
+            return sent.withLockedValue { $0 }
+        }
         let sent = emitLocally(event, items: items)
-        try await cluster?.publishAwaiting(.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil))
+        try await cluster?.publishAwaiting(payload)
         return sent
     }
 
-    private func emitLocally(_ event: String, items: [JSONValue]) -> Int {
+    /// Sends the event to this server's selected sockets, encoded once; returns how many it was
+    /// sent to. `numberedOffset` is the offset of a numbered event (sessions kept in the
+    /// cluster); without it the event gets the namespace's next offset, unless volatile.
+    func emitLocally(_ event: String, items: [JSONValue], numberedOffset: String? = nil) -> Int {
         let recipients = namespace.recipients(rooms: rooms, except: exceptRooms, excluding: excluding)
         guard !recipients.isEmpty else { return 0 }
-        let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !isVolatile)
+        let frames: [EngineFrame]
+        let offset: String?
+        if let numberedOffset, !numberedOffset.isEmpty {
+            (frames, offset) = (namespace.encodeEvent(event, items: items, offset: numberedOffset), numberedOffset)
+        } else {
+            (frames, offset) = namespace.encodeEvent(event, items: items, storable: !isVolatile)
+        }
         // Protocol v4 clients get the event without the recovery offset (encoded once, if any).
         var withoutOffset: [EngineFrame]?
         var sent = 0

@@ -12,9 +12,13 @@ extension ClientConnection {
         }
         if !isProtocolV4, let recovery = environment.configuration.recovery,
            let pid = auth?["pid"]?.stringValue,
-           let offset = auth?["offset"]?.stringValue,
-           await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
-            return
+           let offset = auth?["offset"]?.stringValue {
+            namespace.metrics.recoveryAttempted()
+            if namespace.durable != nil {
+                if await restoreFromCluster(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) { return }
+            } else if await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
+                return
+            }
         }
 
         let handshake = SocketHandshake(namespace: name, auth: auth, request: session.request)
@@ -54,25 +58,14 @@ extension ClientConnection {
     }
 
     /// Gives a recovering client its kept session back; `false` means connect it afresh.
-    private func restore(
+    func restore(
         _ namespace: Namespace,
         pid: String,
         offset: String,
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
     ) async -> Bool {
-        namespace.metrics.recoveryAttempted()
-        if let stale = namespace.connectedSocket(pid: pid), stale.client !== self {
-            // The client is back on a new connection while its old one still looks open: a link
-            // that died without a word (its address vanished, a NAT forgot it), which the
-            // heartbeat would notice only in pingInterval + pingTimeout. The private id proves
-            // it is the same client: the old connection is taken as lost (recoverable), and the
-            // session recovered now. (socket.io's server starts a new session instead.)
-            session.logger.debug("recovering a session whose old connection still looks open: closing that one",
-                                 metadata: ["socketio.nsp": "\(namespace.name)"])
-            stale.finish(.transportClose)
-            stale.client.session.close(.transportClose)
-        }
+        closeStale(namespace, pid: pid)
         guard let restorable = namespace.takeRestorable(pid: pid) else { return false }
         let reply = EngineFrame.frames(of: Self.connectReply(namespace.name, id: restorable.id, pid: pid))
         guard restorable.outbox.restore(on: session, after: offset, reply: reply) else {
@@ -95,9 +88,22 @@ extension ClientConnection {
         return true
     }
 
+    /// The client is back on a new connection while its old one still looks open: a link that
+    /// died without a word (its address vanished, a NAT forgot it), which the heartbeat would
+    /// notice only in pingInterval + pingTimeout. The private id proves it is the same client:
+    /// the old connection is taken as lost (recoverable), and the session recovered now.
+    /// (socket.io's server starts a new session instead.)
+    func closeStale(_ namespace: Namespace, pid: String) {
+        guard let stale = namespace.connectedSocket(pid: pid), stale.client !== self else { return }
+        session.logger.debug("recovering a session whose old connection still looks open: closing that one",
+                             metadata: ["socketio.nsp": "\(namespace.name)"])
+        stale.finish(.transportClose)
+        stale.client.session.close(.transportClose)
+    }
+
     /// The socket is in its namespace: route the client's packets to it and run the app's
     /// handlers (or undo everything if the connection closed meanwhile).
-    private func joined(_ socket: ServerSocket) async {
+    func joined(_ socket: ServerSocket) async {
         guard register(socket) else {
             socket.finish(.transportClose)
             return

@@ -5,11 +5,36 @@ extension Namespace {
     /// A new socket joins (after its CONNECT reply was sent); it is in the room of its own id.
     func add(_ socket: ServerSocket) {
         membership { $0.add(socket) }
+        durable?.connected(socket, rooms: [socket.id])
+    }
+
+    /// A socket recovered from the cluster's store joins with its rooms.
+    func add(_ socket: ServerSocket, rooms: [String]) {
+        let joined = membership { membership in
+            membership.add(socket)
+            membership.join(socket.id, rooms: rooms)
+            return membership.members[socket.id]?.rooms ?? []
+        }
+        durable?.connected(socket, rooms: joined)
     }
 
     /// A recovered socket takes its kept place back (rooms unchanged).
     func attach(_ socket: ServerSocket) {
-        membership { $0.attach(socket) }
+        let rooms = membership { membership in
+            membership.attach(socket)
+            return membership.members[socket.id]?.rooms ?? []
+        }
+        durable?.connected(socket, rooms: rooms)
+    }
+
+    /// A session's rooms or data changed: written to the cluster's store, when it keeps them.
+    func sessionChanged(_ id: String) {
+        guard let durable else { return }
+        let found = membership { membership in
+            membership.members[id].flatMap { member in member.socket.map { ($0, member.rooms) } }
+        }
+        guard let (socket, rooms) = found else { return }
+        durable.connected(socket, rooms: rooms)
     }
 
     /// A socket left. With recovery on and a recoverable reason it is kept (in its rooms, its
@@ -21,6 +46,9 @@ extension Namespace {
             reason.isRecoverable && recovery != nil ? (pid: pid, data: socket.data, now: now) : nil
         }
         let kept = membership { $0.remove(socket, keep: keep) }
+        if let durable, let pid = socket.pid {
+            durable.keeper.record(kept ? .disconnected(pid: pid) : .removed(pid: pid))
+        }
         if kept, let recovery {
             socket.outbox.goAway()
             let id = socket.id
@@ -60,10 +88,12 @@ extension Namespace {
 
     func join(_ id: String, rooms: some Sequence<String>) {
         membership { $0.join(id, rooms: rooms) }
+        sessionChanged(id)
     }
 
     func leave(_ id: String, room: String) {
         membership { $0.leave(id, room: room) }
+        sessionChanged(id)
     }
 
     func rooms(of id: String) -> Set<String> {

@@ -37,6 +37,9 @@ public final class Namespace: Sendable {
     let cluster: NamespaceCluster?
     /// This namespace's metrics.
     let metrics: NamespaceMetrics
+    /// Its sessions kept in the cluster's store: recovery on, and a cluster transport that
+    /// keeps sessions (``ClusterSessionStore``).
+    let durable: DurableSessions?
 
     init(name: String, environment: ServerEnvironment) {
         self.name = name
@@ -46,12 +49,31 @@ public final class Namespace: Sendable {
         switch environment.configuration.adapter {
         case .inProcess:
             cluster = nil
+            durable = nil
         case .cluster(let transport, let options):
             cluster = NamespaceCluster(
                 name: name, transport: transport, options: options, clock: environment.clock, logger: environment.logger,
                 metrics: metrics
             )
+            if let recovery = environment.configuration.recovery, let store = transport as? any ClusterSessionStore, store.keepsSessions {
+                durable = DurableSessions(store: store, recovery: recovery, logger: environment.logger)
+            } else {
+                durable = nil
+            }
         }
+    }
+
+    /// Joins the cluster (and starts keeping sessions in it), when the server is in one.
+    func startCluster() async throws {
+        guard let cluster else { return }
+        try await cluster.start(receiver: self)
+        try await durable?.start(owner: cluster.uid, clock: environment.clock)
+    }
+
+    /// Writes the sessions' last changes, then leaves the cluster.
+    func stopCluster() async {
+        await durable?.stop()
+        await cluster?.shutdown()
     }
 
     // MARK: - Setup
@@ -147,8 +169,10 @@ public final class Namespace: Sendable {
         }
     }
 
-    /// A fresh offset for an event stored for recovery (unique and increasing in this namespace).
+    /// A fresh offset for an event stored for recovery (unique and increasing in this namespace;
+    /// with sessions kept in the cluster, the frontier and a counter).
     func nextOffset() -> String {
+        if let durable { return durable.order.unnumberedOffset() }
         let value = offsetCounter.withLockedValue { counter in
             counter += 1
             return counter
@@ -159,9 +183,15 @@ public final class Namespace: Sendable {
     /// Encodes an event once (with an offset when it is stored for recovery).
     func encodeEvent(_ event: String, items: [JSONValue], storable: Bool) -> (frames: [EngineFrame], offset: String?) {
         guard storable, environment.configuration.recovery != nil else {
-            return (EngineFrame.frames(of: .event(event, items, namespace: name)), nil)
+            return (encodeEvent(event, items: items, offset: nil), nil)
         }
         let offset = nextOffset()
-        return (EngineFrame.frames(of: .event(event, items + [.string(offset)], namespace: name)), offset)
+        return (encodeEvent(event, items: items, offset: offset), offset)
+    }
+
+    /// Encodes an event with `offset` (if any) as its last argument.
+    func encodeEvent(_ event: String, items: [JSONValue], offset: String?) -> [EngineFrame] {
+        guard let offset else { return EngineFrame.frames(of: .event(event, items, namespace: name)) }
+        return EngineFrame.frames(of: .event(event, items + [.string(offset)], namespace: name))
     }
 }

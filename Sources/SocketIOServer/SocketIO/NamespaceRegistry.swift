@@ -25,7 +25,7 @@ final class NamespaceRegistry: Sendable {
             let logger = environment.logger
             Task {
                 do {
-                    try await namespace.cluster?.start(receiver: namespace)
+                    try await namespace.startCluster()
                 } catch {
                     logger.error("cannot join the cluster", metadata: ["socketio.namespace": "\(name)", "error": "\(error)"])
                 }
@@ -38,7 +38,7 @@ final class NamespaceRegistry: Sendable {
     func startClusters() async throws {
         clustersStarted.withLockedValue { $0 = true }
         for namespace in all {
-            try await namespace.cluster?.start(receiver: namespace)
+            try await namespace.startCluster()
         }
     }
 
@@ -46,7 +46,7 @@ final class NamespaceRegistry: Sendable {
     func stopClusters() async {
         clustersStarted.withLockedValue { $0 = false }
         for namespace in all {
-            await namespace.cluster?.shutdown()
+            await namespace.stopCluster()
         }
         if case .cluster(let transport, _) = environment.configuration.adapter {
             await transport.shutdown()

@@ -27,6 +27,14 @@ struct PacketLog: Sendable {
         while entries.count > 1, let first = entries.first, now - first.time > maxAge { entries.removeFirst() }
     }
 
+    /// Puts `earlier` before everything logged so far (a recovered session's replay, which
+    /// goes out before what was held for it meanwhile).
+    mutating func prepend(_ earlier: [(offset: String, frames: [EngineFrame])], now: Duration) {
+        guard !earlier.isEmpty else { return }
+        entries = Deque(earlier.map { Entry(offset: $0.offset, frames: $0.frames, time: now) }) + entries
+        while entries.count > maxEntries { entries.removeFirst() }
+    }
+
     /// The frames of every event after `offset`, in order; `nil` when `offset` is not kept
     /// (unknown, or dropped from the log), which means the session cannot be recovered.
     func frames(after offset: String) -> [EngineFrame]? {

@@ -22,8 +22,23 @@ extension ServerSocket {
             namespace.environment.logger.warning("not emitting a reserved event name", metadata: ["socketio.event": "\(event)"])
             return false
         }
-        let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile && outbox.takesOffsets)
-        let delivered = outbox.deliver(frames, offset: offset)
+        let delivered: Bool
+        if !volatile, outbox.takesOffsets, let durable = namespace.durable, let cluster = namespace.cluster {
+            // Sessions kept in the cluster: numbered like a broadcast to the socket's own room
+            // (as socket.io's recovery stores it), so any server can replay it.
+            let payload = ClusterPayload.broadcast(
+                packet: ClusterPacket(event: event, items: items, namespace: namespace.name),
+                options: ClusterBroadcastOptions(rooms: [id]), requestId: nil
+            )
+            delivered = durable.order.inOrder { frontier in
+                if let sequence = cluster.publishNumbered(payload) { frontier.advance(cluster.uid, to: sequence) }
+                let offset = frontier.offset.isEmpty ? namespace.nextOffset() : frontier.offset
+                return outbox.deliver(namespace.encodeEvent(event, items: items, offset: offset), offset: offset)
+            }
+        } else {
+            let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile && outbox.takesOffsets)
+            delivered = outbox.deliver(frames, offset: offset)
+        }
         if delivered { namespace.metrics.eventsSent(1) }
         return delivered
     }

@@ -79,7 +79,10 @@ public final class ServerSocket: Sendable {
     /// App data kept with the socket (and restored with it on recovery).
     public var data: JSONObject {
         get { state.withLockedValue { $0.data } }
-        set { state.withLockedValue { $0.data = newValue } }
+        set {
+            state.withLockedValue { $0.data = newValue }
+            namespace.sessionChanged(id)
+        }
     }
 
     // MARK: - Rooms

@@ -43,10 +43,20 @@ final class SocketOutbox: Sendable {
 
     /// Writes the CONNECT reply, then what was delivered since the socket joined.
     func open(reply: [EngineFrame]) {
+        open(replaying: [], reply: reply)
+    }
+
+    /// Writes `replayed` (events a recovering client missed, read back from the cluster's
+    /// journal, logged under their offsets), then the CONNECT reply, then what was delivered
+    /// since the socket joined.
+    func open(replaying replayed: [(offset: String, frames: [EngineFrame])], reply: [EngineFrame]) {
         let followUp = state.withLockedValue { state -> SendFollowUp? in
             guard case .joining(let session, let held) = state.phase else { return nil }
+            let now = clock.now()
+            // Logged before what was held (logged when it was delivered): the wire's order.
+            state.log?.prepend(replayed, now: now)
             state.phase = .open(session)
-            return session.enqueue(reply + held.flatMap { $0 }).followUp
+            return session.enqueue(replayed.flatMap(\.frames) + reply + held.flatMap { $0 }).followUp
         }
         followUp?.perform()
     }

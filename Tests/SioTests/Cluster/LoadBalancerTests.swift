@@ -131,6 +131,49 @@ struct LoadBalancerTests {
         }
     }
 
+    @Test(
+        "a server killed (SIGKILL) or stopped (SIGTERM): its clients recover on the other two through the balancer, same ids and rooms, every room message once and in order",
+        arguments: [SIGKILL, SIGTERM]
+    )
+    func clientsOfALostServerRecoverElsewhere(signal: Int32) async throws {
+        try await Self.withBalancedCluster("lostServerRecovery") { cluster, url in
+            let (managers, sockets) = try await Self.clients(12, through: url, reconnecting: true) { $0.isMultiple(of: 2) }
+            for (index, socket) in sockets.enumerated() {
+                _ = try await withTimeout(30, "client \(index) joins") { try await socket.emitWithAck("join", "stream") }
+            }
+            let ids = sockets.map(\.id)
+            let streams = sockets.map { $0.events(named: "room-message") }
+            // A stream to the room from a client of server 1; server 0 goes a fifth of the way in.
+            let total = 1_000
+            let publisher = cluster.sockets[1]
+            for number in 0 ..< total {
+                if number == total / 5 { cluster.processes[0].signal(signal) }
+                _ = try await withTimeout(30, "message \(number) published") {
+                    try await publisher.emitWithAck("room-message", "stream", .number(Double(number)))
+                }
+            }
+            let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
+            for (index, stream) in streams.enumerated() {
+                let received = try await stream.first(total, within: 90, "client \(index) gets the stream")
+                #expect(received.map(\.items) == expected, "client \(index): every message once, in order")
+            }
+            // Server 0's clients came back elsewhere as the same sessions, recovered.
+            #expect(sockets.map(\.id) == ids, "same socket ids")
+            let recovered = sockets.filter(\.recovered).count
+            #expect(recovered > 0 && recovered < 12, "server 0's clients (and only they) recovered: \(recovered)")
+            // The cluster's answer once server 0 is forgotten (until then the request times out).
+            let members = try await withTimeout(60, "the cluster answers without server 0") {
+                while true {
+                    let answer = try await cluster.sockets[1].emitWithAck("sockets", "stream")
+                    if answer.first?.objectValue?["error"] == nil { return answer }
+                }
+            }
+            let inRoom = Set(members.first?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
+            #expect(Set(sockets.compactMap(\.id)).isSubset(of: inRoom), "all 12 still in the room: \(members)")
+            for manager in managers { await manager.close() }
+        }
+    }
+
     @Test("without the cookie, long-polling through the round robin loses its session")
     func pollingWithoutTheCookieFails() async throws {
         try await Self.withBalancedCluster("pollingWithoutCookie") { cluster, url in

@@ -42,7 +42,8 @@ import Testing
     }
 
     final class NoSockets: ClusterReceiver {
-        func clusterBroadcast(_ packet: ClusterPacket, options: ClusterBroadcastOptions) {}
+        func clusterBroadcast(_ packet: ClusterPacket, options: ClusterBroadcastOptions, origin: ClusterOrigin?) {}
+        func clusterAdvance(_ origin: ClusterOrigin) {}
         func clusterBroadcastWithAck(
             _ packet: ClusterPacket, options: ClusterBroadcastOptions,
             onCount: @escaping @Sendable (Int) -> Void, onAck: @escaping @Sendable (JSONValue) -> Void

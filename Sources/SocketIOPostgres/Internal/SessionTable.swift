@@ -1,0 +1,141 @@
+import NIOCore
+import PostgresNIO
+import SocketIOServer
+
+/// The SQL of the sessions table (one row per recoverable socket, ours only: socket.io's
+/// servers neither read nor write it) and of the journal columns the attachment table gets
+/// for recovery across servers (`nsp`, `origin`, `seq`: socket.io's servers write neither and
+/// read only `payload`).
+struct SessionTable: Sendable, Hashable {
+    let name: String
+    let journal: AttachmentTable
+
+    /// - Throws: ``PostgresClusterTransportError/invalidOption(_:)`` unless `name` is a plain
+    ///   identifier, optionally schema-qualified.
+    init(name: String, journal: AttachmentTable) throws(PostgresClusterTransportError) {
+        _ = try AttachmentTable(name: name)
+        self.name = name
+        self.journal = journal
+    }
+
+    /// The statements that prepare both tables, in order (each may run again harmlessly).
+    var prepare: [PostgresQuery] {
+        let index = (journal.name.split(separator: ".").last.map(String.init) ?? journal.name) + "_journal"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS \(unescaped: name) (
+                pid             text PRIMARY KEY,
+                nsp             text NOT NULL,
+                sid             text NOT NULL,
+                owner           text NOT NULL,
+                state           text NOT NULL,
+                created_at      timestamptz NOT NULL DEFAULT now(),
+                seen_at         timestamptz NOT NULL DEFAULT now(),
+                disconnected_at timestamptz
+            )
+            """,
+            "ALTER TABLE \(unescaped: journal.name) ADD COLUMN IF NOT EXISTS nsp text, ADD COLUMN IF NOT EXISTS origin text, ADD COLUMN IF NOT EXISTS seq bigint",
+            "CREATE INDEX IF NOT EXISTS \(unescaped: index) ON \(unescaped: journal.name) (nsp, origin, seq)",
+        ]
+    }
+
+    /// Sessions connected at `owner`, inserted or replaced whole — unless another server took
+    /// them since.
+    func upsert(pids: [String], namespaces: [String], ids: [String], states: [String], owner: String) -> PostgresQuery {
+        """
+        INSERT INTO \(unescaped: name) AS current (pid, nsp, sid, state, owner)
+        SELECT u.pid, u.nsp, u.sid, u.state, \(owner) FROM unnest(\(pids)::text[], \(namespaces)::text[], \(ids)::text[], \(states)::text[]) AS u(pid, nsp, sid, state)
+        ON CONFLICT (pid) DO UPDATE SET state = EXCLUDED.state, seen_at = now(), disconnected_at = NULL
+        WHERE current.owner = EXCLUDED.owner
+        """
+    }
+
+    /// The statements applying `changes` in order: one per run of changes of one kind, and one
+    /// row per session in an upsert, as it is last (PostgreSQL refuses to touch a row twice).
+    func statements(for changes: [ClusterSessionChange], owner: String) -> [PostgresQuery] {
+        var statements: [PostgresQuery] = []
+        var index = changes.startIndex
+        while index < changes.endIndex {
+            var end = index
+            while end < changes.endIndex, Self.kind(changes[end]) == Self.kind(changes[index]) { end += 1 }
+            let run = changes[index..<end]
+            switch changes[index] {
+            case .connected:
+                var latest: [String: ClusterSession] = [:]
+                var order: [String] = []
+                for case .connected(let session) in run where latest.updateValue(session, forKey: session.pid) == nil {
+                    order.append(session.pid)
+                }
+                let sessions = order.compactMap { latest[$0] }
+                statements.append(upsert(
+                    pids: sessions.map(\.pid), namespaces: sessions.map(\.namespace), ids: sessions.map(\.id),
+                    states: sessions.map(\.stateJSON), owner: owner
+                ))
+            case .disconnected:
+                statements.append(disconnect(pids: run.map(\.pid), owner: owner))
+            case .removed:
+                statements.append(remove(pids: run.map(\.pid), owner: owner))
+            }
+            index = end
+        }
+        return statements
+    }
+
+    private static func kind(_ change: ClusterSessionChange) -> Int {
+        switch change {
+        case .connected: 0
+        case .disconnected: 1
+        case .removed: 2
+        }
+    }
+
+    func disconnect(pids: [String], owner: String) -> PostgresQuery {
+        "UPDATE \(unescaped: name) SET disconnected_at = now() WHERE pid = ANY(\(pids)::text[]) AND owner = \(owner)"
+    }
+
+    func remove(pids: [String], owner: String) -> PostgresQuery {
+        "DELETE FROM \(unescaped: name) WHERE pid = ANY(\(pids)::text[]) AND owner = \(owner)"
+    }
+
+    func refresh(owner: String) -> PostgresQuery {
+        "UPDATE \(unescaped: name) SET seen_at = now() WHERE owner = \(owner) AND disconnected_at IS NULL"
+    }
+
+    /// Takes session `pid` for `owner` if it was seen (or disconnected) within `maxAge`;
+    /// returns it as it was: `sid`, `state`, `owner`, `created_at` as text.
+    func take(pid: String, namespace: String, owner: String, maxAge: Duration) -> PostgresQuery {
+        let milliseconds = AttachmentTable.milliseconds(maxAge)
+        return """
+        WITH old AS (
+            SELECT pid, sid, state, owner, created_at::text AS created FROM \(unescaped: name)
+            WHERE pid = \(pid) AND nsp = \(namespace)
+              AND coalesce(disconnected_at, seen_at) >= now() - \(milliseconds)::bigint * interval '1 millisecond'
+            FOR UPDATE
+        )
+        UPDATE \(unescaped: name) AS s SET owner = \(owner), seen_at = now(), disconnected_at = NULL FROM old
+        WHERE s.pid = old.pid
+        RETURNING old.sid, old.state, old.owner, old.created
+        """
+    }
+
+    /// Sessions gone longer than `retention`.
+    func deleteExpired(retention: Duration) -> PostgresQuery {
+        let milliseconds = AttachmentTable.milliseconds(retention)
+        return "DELETE FROM \(unescaped: name) WHERE coalesce(disconnected_at, seen_at) < now() - \(milliseconds)::bigint * interval '1 millisecond'"
+    }
+
+    /// Journal rows of `namespace` in the ranges (`after` -1: every row written since `since`).
+    func journalRows(namespace: String, origins: [String], after: [Int64], through: [Int64], since: String) -> PostgresQuery {
+        """
+        SELECT t.payload FROM \(unescaped: journal.name) AS t
+        JOIN unnest(\(origins)::text[], \(after)::int8[], \(through)::int8[]) AS r(origin, after, through)
+          ON t.origin = r.origin AND t.seq > r.after AND t.seq <= r.through
+        WHERE t.nsp = \(namespace) AND (r.after >= 0 OR t.created_at >= \(since)::timestamptz)
+        ORDER BY t.id
+        """
+    }
+
+    func lastJournaled(namespace: String, origins: [String]) -> PostgresQuery {
+        "SELECT origin, max(seq) FROM \(unescaped: journal.name) WHERE nsp = \(namespace) AND origin = ANY(\(origins)::text[]) GROUP BY origin"
+    }
+}

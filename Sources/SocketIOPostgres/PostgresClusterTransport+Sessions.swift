@@ -1,0 +1,78 @@
+import Foundation
+import PostgresNIO
+public import SocketIOServer
+
+/// Sessions kept in PostgreSQL for connection state recovery across servers (``Options/sessions``).
+extension PostgresClusterTransport: ClusterSessionStore {
+    /// Whether this transport keeps sessions (``Options/sessions`` and ``Options/journal``).
+    public nonisolated var keepsSessions: Bool { sessionTable != nil }
+
+    /// Keeps journal rows and sessions for at least `retention` (the tables were prepared
+    /// when the transport connected).
+    public func prepareSessions(retention: Duration) async throws {
+        guard sessionTable != nil else { throw PostgresClusterTransportError.invalidOption("sessions are off") }
+        self.retention = max(self.retention, retention)
+    }
+
+    /// Applies session changes in order, a statement per run of changes of one kind.
+    public func writeSessions(_ changes: [ClusterSessionChange], owner: String) async throws {
+        let table = try sessionTable.orClosed()
+        for statement in table.statements(for: changes, owner: owner) { _ = try await queries.run(statement) }
+    }
+
+    /// Marks `owner`'s connected sessions as seen now.
+    public func refreshSessions(owner: String) async throws {
+        _ = try await queries.run(try sessionTable.orClosed().refresh(owner: owner))
+    }
+
+    /// Takes session `pid` for `owner` (see ``ClusterSessionStore/takeSession(pid:namespace:owner:maxAge:)``).
+    public func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
+        let rows = try await queries.run(try sessionTable.orClosed().take(pid: pid, namespace: namespace, owner: owner, maxAge: maxAge))
+        guard let row = rows.first else { return nil }
+        let (id, state, previous, created) = try row.decode((String, String, String, String).self)
+        let session = try ClusterSession(pid: pid, id: id, namespace: namespace, stateJSON: state)
+        return TakenClusterSession(session: session, owner: previous, createdAt: created)
+    }
+
+    /// The journal's numbered messages of `namespace` within `ranges`, oldest first.
+    public func journal(namespace: String, ranges: [ClusterJournalRange], since: String) async throws -> [ClusterMessage] {
+        guard !ranges.isEmpty else { return [] }
+        let rows = try await queries.run(try sessionTable.orClosed().journalRows(
+            namespace: namespace,
+            origins: ranges.map(\.origin),
+            after: ranges.map { $0.after.map { Int64(clamping: $0) } ?? -1 },
+            through: ranges.map { Int64(clamping: $0.through) },
+            since: since
+        ))
+        var messages: [ClusterMessage] = []
+        for row in rows {
+            let bytes = try row.decode(ByteBuffer.self)
+            do {
+                messages.append(try NotificationFormat.message(fromAttachment: bytes.readableBytesView))
+            } catch {
+                logger.warning("skipped an unreadable journal row", metadata: ["error": "\(error)"])
+            }
+        }
+        return messages
+    }
+
+    /// The highest journaled number of each origin in `namespace`.
+    public func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
+        guard !origins.isEmpty else { return [:] }
+        let rows = try await queries.run(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
+        var last: [String: UInt64] = [:]
+        for row in rows {
+            let (origin, number) = try row.decode((String, Int64).self)
+            last[origin] = UInt64(clamping: number)
+        }
+        return last
+    }
+}
+
+extension Optional where Wrapped == SessionTable {
+    /// The table, or ``PostgresClusterTransportError/invalidOption(_:)`` when sessions are off.
+    func orClosed() throws(PostgresClusterTransportError) -> SessionTable {
+        guard let self else { throw .invalidOption("sessions are off (Options.sessions)") }
+        return self
+    }
+}
