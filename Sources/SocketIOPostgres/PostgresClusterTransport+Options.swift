@@ -17,7 +17,7 @@ extension PostgresClusterTransport {
         /// The range a reconnection delay is drawn from, uniformly, after the listening
         /// connection is lost (socket.io: 1 to 3 s).
         public var reconnectDelay: ClosedRange<Duration>
-        /// Our extension (on by default): every numbered message (``ClusterMessage/sequence``)
+        /// Our extension (on by default): every numbered message (`ClusterMessage.sequence`)
         /// is also written to the table, in the statement that notifies, so that a server whose
         /// listening connection was lost (PostgreSQL restarting, a network cut) reads what was
         /// published meanwhile once it listens again, in order, before new notifications; the

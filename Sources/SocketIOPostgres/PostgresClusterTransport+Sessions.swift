@@ -25,7 +25,8 @@ extension PostgresClusterTransport: ClusterSessionStore {
         _ = try await queries.run(try sessionTable.orClosed().refresh(owner: owner))
     }
 
-    /// Takes session `pid` for `owner` (see ``ClusterSessionStore/takeSession(pid:namespace:owner:maxAge:)``).
+    /// Takes session `pid` for `owner`, unless it was last seen (or disconnected) more than
+    /// `maxAge` ago; returns it as it was. No other server can take it after.
     public func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
         let rows = try await queries.run(try sessionTable.orClosed().take(pid: pid, namespace: namespace, owner: owner, maxAge: maxAge))
         guard let row = rows.first else { return nil }

@@ -6,8 +6,8 @@ public import SocketIOProtocol
 ///
 /// With connection state recovery on (``SocketIOServer/Configuration/recovery``) and a cluster
 /// adapter over such a transport, every recoverable socket's session (private id, socket id,
-/// rooms, ``ServerSocket/data``) is written to the store within
-/// ``ClusterSessionOptions/writeInterval`` of each change, every event recovery replays is
+/// rooms, ``ServerSocket/data``) is written to the store within about 50 ms of each change
+/// (and marked as seen every 2 s), every event recovery replays is
 /// published as a numbered cluster message (a direct emit as a broadcast to the socket's own
 /// room, as socket.io's recovery stores it), and an offset names, for every server, the last
 /// of its numbered messages the client had been sent. A client that reconnects to any server
@@ -107,7 +107,8 @@ public struct TakenClusterSession: Sendable, Hashable {
     public var session: ClusterSession
     /// The server that had it.
     public var owner: String
-    /// When it was created, in the store's own notation (for ``ClusterSessionStore/journal(namespace:ranges:since:)``).
+    /// When it was created, in the store's own notation (passed back to
+    /// ``ClusterSessionStore/journal(namespace:ranges:since:)``).
     public var createdAt: String
 
     /// A taken session.
