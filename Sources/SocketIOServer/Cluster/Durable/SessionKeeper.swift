@@ -2,11 +2,12 @@ import Logging
 import NIOConcurrencyHelpers
 import SwitchboardCore
 
-/// Writes one namespace's session changes to the cluster's store, in batches: a change is in
-/// the store within ``writeInterval`` (plus the write's round trip) unless the store is
-/// unreachable, when the batch is retried, in order, until it is not. Every
-/// ``refreshInterval`` the connected sessions are marked as seen, so a server that dies leaves
-/// them recoverable for `maxDisconnectionDuration` after its last sign of life.
+/// Writes one namespace's session changes to the cluster's store, in batches: each write takes
+/// everything that queued up during the previous one, so a change is in the store within about
+/// two writes' round trips, unless the store is unreachable, when the batch is retried, in
+/// order, until it is not. Every ``refreshInterval`` the connected sessions are marked as seen,
+/// so a server that dies leaves them recoverable for `maxDisconnectionDuration` after its last
+/// sign of life.
 final class SessionKeeper: Sendable {
     private struct State {
         var pending: [ClusterSessionChange] = []
@@ -17,15 +18,13 @@ final class SessionKeeper: Sendable {
     }
 
     let store: any ClusterSessionStore
-    let writeInterval: Duration
     let refreshInterval: Duration
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
 
-    init(store: any ClusterSessionStore, logger: Logger, writeInterval: Duration = .milliseconds(50), refreshInterval: Duration = .seconds(2)) {
+    init(store: any ClusterSessionStore, logger: Logger, refreshInterval: Duration = .seconds(2)) {
         self.store = store
         self.logger = logger
-        self.writeInterval = writeInterval
         self.refreshInterval = refreshInterval
     }
 
@@ -45,8 +44,7 @@ final class SessionKeeper: Sendable {
         wake?.resume()
     }
 
-    /// Writes until ``close()``: what queued up, then a pause of ``writeInterval``, and the
-    /// refresh when it is due.
+    /// Writes until ``close()``: what queued up, and the refresh when it is due.
     func run(owner: String, clock: Timeline) async {
         var lastRefresh = clock.now()
         while true {
@@ -60,7 +58,6 @@ final class SessionKeeper: Sendable {
                     logger.warning("could not refresh the sessions kept in the cluster", metadata: ["error": "\(error)"])
                 }
             }
-            do { try await clock.sleep(writeInterval) } catch { return }
         }
     }
 

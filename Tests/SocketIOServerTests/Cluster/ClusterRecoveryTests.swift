@@ -1,0 +1,130 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+@testable import SocketIOServer
+
+/// Connection state recovery across the servers of a cluster whose transport keeps sessions
+/// (``ClusterSessionStore``), in one process over an in-memory store; raw packets on the wire.
+/// The same over PostgreSQL, with processes and a load balancer: `LoadBalancerTests`.
+@Suite("Connection state recovery across servers")
+struct ClusterRecoveryTests {
+    /// Two servers on one bus and one store, each with `/news` (its sockets join `room1`), and
+    /// what their connection handlers saw.
+    static func withTwoServers(_ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void) async throws {
+        let bus = LocalClusterBus()
+        let shared = MemorySessionStore.Shared()
+        let sockets = NIOLockedValueBox<[ServerSocket]>([])
+        func configure(_ configuration: inout SocketIOServer.Configuration) {
+            configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
+            configuration.adapter = .cluster(MemorySessionStore(bus: bus, shared: shared))
+        }
+        let setup: (SocketIOServer) -> Void = { server in
+            server.namespace("/news").onConnection { socket in
+                socket.join("room1")
+                sockets.withLockedValue { $0.append(socket) }
+            }
+        }
+        try await DemoServer.with(configure, setup: setup) { a in
+            try await DemoServer.with(configure, setup: setup) { b in
+                try await withTimeout(10, "both servers see each other") {
+                    await a.server.namespace("/news").waitForServers(2)
+                    await b.server.namespace("/news").waitForServers(2)
+                }
+                try await body(a, b, shared, sockets)
+            }
+        }
+    }
+
+    /// Reads packets until the CONNECT reply (`40/news,{…}`); returns the events before and after it.
+    static func readThroughReply(_ socket: EngineWebSocket, events expected: Int) async throws -> (events: [(items: [JSONValue], offset: String)], reply: String) {
+        var events: [(items: [JSONValue], offset: String)] = []
+        var reply: String?
+        while reply == nil || events.count < expected {
+            let packet = try await socket.next("an event or the CONNECT reply")
+            if packet.hasPrefix("40/news,") {
+                reply = packet
+            } else if packet != "2" {
+                events.append(try RecoveryTests.event(packet))
+            } else {
+                try socket.send("3")
+            }
+        }
+        return (events, reply ?? "")
+    }
+
+    @Test("a client whose transport dropped recovers on the other server: broadcasts of both servers and direct emits made meanwhile, once, each server's in order; same sid, pid, rooms")
+    func recoversOnTheOtherServer() async throws {
+        try await Self.withTwoServers { a, b, shared, sockets in
+            let newsA = a.server.namespace("/news")
+            let newsB = b.server.namespace("/news")
+            let first = try await EngineWebSocket.open(port: a.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            newsB.to("room1").emit("tick", 1)
+            let tick1 = try RecoveryTests.event(try await first.next("tick 1 from server b"))
+            #expect(tick1.items == ["tick", 1])
+            // The session with its room is in the store (within a write's round trip, or a
+            // later takeover would get it without the room).
+            await newsA.durable?.keeper.flush()
+
+            // The transport drops; both servers keep emitting, server a to the socket directly.
+            first.socket.drop()
+            try await RecoveryTests.waitForDrop(a, id: sid)
+            let kept = try #require(sockets.withLockedValue { $0.first { $0.id == sid } })
+            kept.emit("direct", 2)
+            newsB.to("room1").emit("tick", 3)
+            newsA.emit("tick", 4)
+            newsB.to("elsewhere").emit("tick", 99)
+            newsA.volatile.emit("tick", 98)
+            newsB.volatile.emit("tick", 97)
+
+            // Back on server b with pid and offset.
+            let second = try await EngineWebSocket.open(port: b.port)
+            try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+            let (events, recoveredReply) = try await Self.readThroughReply(second, events: 3)
+            #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            let items = events.map(\.items)
+            #expect(items.count == 3 && Set(items.map { JSONValue.array($0).jsonString }) == Set([#"["direct",2]"#, #"["tick",3]"#, #"["tick",4]"#]), "\(items)")
+            let fromA = items.filter { $0 != ["tick", 3] }
+            #expect(fromA == [["direct", 2], ["tick", 4]], "server a's events in its order")
+            let socket = try #require(newsB.socket(id: sid))
+            #expect(socket.recovered)
+            #expect(socket.rooms == [sid, "room1"])
+
+            // Nothing twice afterwards; the store says server b has it.
+            newsA.to("room1").emit("tick", 5)
+            let tick5 = try RecoveryTests.event(try await second.next("tick 5"))
+            #expect(tick5.items == ["tick", 5])
+            newsB.to(sid).emit("tick", 6)
+            #expect(try RecoveryTests.event(try await second.next("tick 6")).items == ["tick", 6])
+            let row = try #require(shared.rows[pid])
+            #expect(row.session.id == sid && !row.disconnected)
+            #expect(row.session.rooms.sorted() == [sid, "room1"].sorted())
+            second.socket.drop()
+        }
+    }
+
+    @Test("an unknown pid, or an offset that is not a cluster offset, gets a fresh session")
+    func freshSessions() async throws {
+        try await Self.withTwoServers { a, b, _, _ in
+            let first = try await EngineWebSocket.open(port: a.port)
+            let reply = try await first.connect("/news")
+            let pid = try #require(reply["pid"]?.stringValue)
+            let sid = try #require(reply["sid"]?.stringValue)
+            first.socket.drop()
+            try await RecoveryTests.waitForDrop(a, id: sid)
+            for auth in [#"{"pid":"nope","offset":"1f2e3d4c:1"}"#, #"{"pid":"\#(pid)","offset":"k3"}"#] {
+                let next = try await EngineWebSocket.open(port: b.port)
+                let fresh = try await next.connect("/news", auth: auth)
+                #expect(fresh["sid"]?.stringValue != sid, "\(auth)")
+                #expect(fresh["pid"]?.stringValue != pid, "\(auth)")
+                next.socket.drop()
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+import SocketIOServer
+
+/// A ``ClusterSessionStore`` in memory for servers in one process: messages go over a
+/// ``LocalClusterBus``, numbered ones are also journaled, sessions kept in a table shared by
+/// every server's store. Time is not kept (sessions never expire here; the PostgreSQL tests
+/// cover expiry); "created at" is the journal's length then.
+final class MemorySessionStore: ClusterSessionStore {
+    /// What the servers' stores share.
+    final class Shared: Sendable {
+        struct Row: Sendable {
+            var session: ClusterSession
+            var owner: String
+            var createdAt: Int
+            var disconnected: Bool
+        }
+
+        struct State {
+            var rows: [String: Row] = [:]
+            var journal: [ClusterMessage] = []
+        }
+
+        let state = NIOLockedValueBox(State())
+
+        /// The session rows by private id.
+        var rows: [String: Row] { state.withLockedValue { $0.rows } }
+    }
+
+    let endpoint: LocalClusterBus.Endpoint
+    let shared: Shared
+
+    init(bus: LocalClusterBus, shared: Shared) {
+        self.endpoint = bus.endpoint()
+        self.shared = shared
+    }
+
+    var keepsSessions: Bool { true }
+
+    func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws {
+        try await endpoint.subscribe(namespace: namespace, deliver: deliver)
+    }
+
+    /// Journals a numbered message in the step that publishes it (as PostgreSQL's statement).
+    func publish(_ message: ClusterMessage) async throws {
+        if message.sequence != nil { shared.state.withLockedValue { $0.journal.append(message) } }
+        try await endpoint.publish(message)
+    }
+
+    func shutdown() async { await endpoint.shutdown() }
+
+    func prepareSessions(retention: Duration) async throws {}
+
+    func writeSessions(_ changes: [ClusterSessionChange], owner: String) async throws {
+        shared.state.withLockedValue { state in
+            for change in changes {
+                switch change {
+                case .connected(let session):
+                    if let row = state.rows[session.pid] {
+                        guard row.owner == owner else { continue }
+                        state.rows[session.pid]?.session = session
+                        state.rows[session.pid]?.disconnected = false
+                    } else {
+                        state.rows[session.pid] = Shared.Row(session: session, owner: owner, createdAt: state.journal.count, disconnected: false)
+                    }
+                case .disconnected(let pid):
+                    if state.rows[pid]?.owner == owner { state.rows[pid]?.disconnected = true }
+                case .removed(let pid):
+                    if state.rows[pid]?.owner == owner { state.rows[pid] = nil }
+                }
+            }
+        }
+    }
+
+    func refreshSessions(owner: String) async throws {}
+
+    func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
+        shared.state.withLockedValue { state in
+            guard let row = state.rows[pid], row.session.namespace == namespace else { return nil }
+            state.rows[pid]?.owner = owner
+            state.rows[pid]?.disconnected = false
+            return TakenClusterSession(session: row.session, owner: row.owner, createdAt: String(row.createdAt))
+        }
+    }
+
+    func journal(namespace: String, ranges: [ClusterJournalRange], since: String) async throws -> [ClusterMessage] {
+        let created = Int(since) ?? 0
+        return shared.state.withLockedValue { state in
+            state.journal.enumerated().filter { position, message in
+                guard message.namespace == namespace, let sequence = message.sequence,
+                      let range = ranges.first(where: { $0.origin == message.originTag }) else { return false }
+                guard sequence <= range.through else { return false }
+                if let after = range.after { return sequence > after }
+                return position >= created
+            }.map(\.element)
+        }
+    }
+
+    func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
+        shared.state.withLockedValue { state in
+            var last: [String: UInt64] = [:]
+            for message in state.journal where message.namespace == namespace && origins.contains(message.originTag) {
+                if let sequence = message.sequence { last[message.originTag] = max(last[message.originTag] ?? 0, sequence) }
+            }
+            return last
+        }
+    }
+}
