@@ -30,7 +30,9 @@ public final class LiveStatus<State: Sendable & Equatable> {
     /// One change, in the order it happened.
     package enum Update: Sendable {
         case state(State)
-        case recovered(Bool?)
+        /// Connected (again): whether the session was recovered; the error is cleared and the
+        /// attempts count from zero.
+        case connected(recovered: Bool?)
         case error(String?)
         case attempt(Int)
         case transport(String?)
@@ -39,13 +41,23 @@ public final class LiveStatus<State: Sendable & Equatable> {
     /// Set once in `init`, cancelled in `deinit` (a task has no isolation to protect).
     @ObservationIgnored nonisolated(unsafe) private var feed: Task<Void, Never>?
 
-    /// A model starting at what the connection says now, applying `updates` until the sequence
-    /// ends.
-    package init(state: State, recovered: Bool?, lastError: String?, transport: String?, updates: AsyncStream<Update>) {
+    /// A model starting at what the connection says now, following it with `follow`: a task on
+    /// the main actor that yields the connection's updates and returns when the connection is
+    /// gone (the model then stops following). The task is cancelled when the model is released.
+    package init(
+        state: State, recovered: Bool?, lastError: String?, transport: String?,
+        following follow: @escaping @MainActor @Sendable (AsyncStream<Update>.Continuation) async -> Void
+    ) {
         self.state = state
         self.recovered = recovered
         self.lastError = lastError
         self.transport = transport
+        let (updates, continuation) = AsyncStream<Update>.makeStream()
+        let follower = Task {
+            await follow(continuation)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in follower.cancel() }
         feed = Task { @MainActor [weak self] in
             for await update in updates {
                 guard let self else { return }
@@ -62,7 +74,10 @@ public final class LiveStatus<State: Sendable & Equatable> {
     private func apply(_ update: Update) {
         switch update {
         case .state(let state): if self.state != state { self.state = state }
-        case .recovered(let recovered): if self.recovered != recovered { self.recovered = recovered }
+        case .connected(let recovered):
+            if self.recovered != recovered { self.recovered = recovered }
+            apply(.error(nil))
+            apply(.attempt(0))
         case .error(let error): if lastError != error { lastError = error }
         case .attempt(let attempt): if reconnectAttempts != attempt { reconnectAttempts = attempt }
         case .transport(let transport): if self.transport != transport { self.transport = transport }

@@ -10,10 +10,12 @@ extension LiveStatus where State == SocketStatus {
     /// ```
     public convenience init(following socket: Socket) {
         let manager = socket.io
-        let (updates, continuation) = AsyncStream<Update>.makeStream()
         let statuses = socket.statusChanges
         let events = manager.events
-        let follower = Task { [weak socket, weak manager] in
+        self.init(
+            state: socket.status, recovered: socket.connected ? socket.recovered : nil, lastError: nil,
+            transport: manager.transport?.rawValue
+        ) { [weak socket, weak manager] continuation in
             let eventRelay = Task { [weak socket, weak manager] in
                 for await event in events {
                     switch event {
@@ -34,9 +36,7 @@ extension LiveStatus where State == SocketStatus {
                 // What the socket says about the status is read before the status is shown.
                 switch status {
                 case .connected:
-                    continuation.yield(.recovered(socket?.recovered))
-                    continuation.yield(.error(nil))
-                    continuation.yield(.attempt(0))
+                    continuation.yield(.connected(recovered: socket?.recovered))
                     continuation.yield(.transport(manager?.transport?.rawValue))
                 case .disconnected(let reason):
                     if reason.isRecoverable { continuation.yield(.error(reason.description)) }
@@ -46,12 +46,6 @@ extension LiveStatus where State == SocketStatus {
                 continuation.yield(.state(status))
             }
             eventRelay.cancel()
-            continuation.finish()
         }
-        continuation.onTermination = { _ in follower.cancel() }
-        self.init(
-            state: socket.status, recovered: socket.connected ? socket.recovered : nil, lastError: nil,
-            transport: manager.transport?.rawValue, updates: updates
-        )
     }
 }

@@ -9,10 +9,12 @@ extension LiveStatus where State == ConnectionState {
     /// let status = LiveStatus(following: connection)   // on the main actor
     /// ```
     public convenience init(following connection: any Connection) {
-        let (updates, continuation) = AsyncStream<Update>.makeStream()
         let states = connection.stateChanges()
         let transports = connection.transportChanges()
-        let follower = Task { [weak connection] in
+        self.init(
+            state: connection.state, recovered: connection.recovered, lastError: connection.lastError,
+            transport: connection.transport
+        ) { [weak connection] continuation in
             let transportRelay = Task {
                 for await transport in transports { continuation.yield(.transport(transport)) }
             }
@@ -22,9 +24,7 @@ extension LiveStatus where State == ConnectionState {
                 switch state {
                 case .connected:
                     attempts = 0
-                    continuation.yield(.recovered(connection?.recovered))
-                    continuation.yield(.error(nil))
-                    continuation.yield(.attempt(0))
+                    continuation.yield(.connected(recovered: connection?.recovered))
                 case .reconnecting:
                     attempts += 1
                     continuation.yield(.attempt(attempts))
@@ -36,12 +36,6 @@ extension LiveStatus where State == ConnectionState {
                 continuation.yield(.state(state))
             }
             transportRelay.cancel()
-            continuation.finish()
         }
-        continuation.onTermination = { _ in follower.cancel() }
-        self.init(
-            state: connection.state, recovered: connection.recovered, lastError: connection.lastError,
-            transport: connection.transport, updates: updates
-        )
     }
 }
