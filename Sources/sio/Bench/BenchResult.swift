@@ -5,10 +5,8 @@ import SocketIO
 struct BenchResult: Sendable {
     var target: String
     var clients: Int
-    var events: Int
-    var seconds: Double
-    /// Ack round trips, in milliseconds, sorted ascending.
-    var latencies: [Double]
+    var echoes: Throughput
+    var acks: Latencies
     /// Resident memory after every client connected, in MB.
     var residentMB: Double?
     /// CPU time and context switches of the measured process over the workload (echoes and
@@ -17,37 +15,28 @@ struct BenchResult: Sendable {
     var usageScope: String = ""
 
     /// Echo events and ack round trips: the operations the usage is divided by.
-    var operations: Int { events + latencies.count }
-
-    var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
-
-    func percentile(_ p: Double) -> Double { latencies.percentile(p) }
+    var operations: Int { echoes.count + acks.count }
 
     var json: JSONValue {
         [
             "target": .string(target),
             "clients": .number(Double(clients)),
-            "events": .number(Double(events)),
-            "echo_events_per_second": .number(eventsPerSecond.rounded()),
-            "ack_round_trips": .number(Double(latencies.count)),
-            "resident_mb": residentMB.map { .number(Self.round($0)) } ?? .null,
+            "events": .number(Double(echoes.count)),
+            "echo_events_per_second": .number(echoes.perSecond.rounded()),
+            "ack_round_trips": .number(Double(acks.count)),
+            "resident_mb": residentMB.map { .number(Latencies.rounded($0)) } ?? .null,
             "usage": usage.map { usage in
                 [
                     "scope": .string(usageScope),
-                    "cpu_user_s": .number(Self.round(usage.userSeconds)),
-                    "cpu_system_s": .number(Self.round(usage.systemSeconds)),
-                    "cpu_us_per_operation": .number(Self.round(usage.cpuSeconds * 1e6 / Double(max(operations, 1)))),
+                    "cpu_user_s": .number(Latencies.rounded(usage.userSeconds)),
+                    "cpu_system_s": .number(Latencies.rounded(usage.systemSeconds)),
+                    "cpu_us_per_operation": .number(Latencies.rounded(usage.cpuSeconds * 1e6 / Double(max(operations, 1)))),
                     "voluntary_switches": .number(Double(usage.voluntarySwitches)),
                     "involuntary_switches": .number(Double(usage.involuntarySwitches)),
-                    "switches_per_operation": .number(Self.round(Double(usage.contextSwitches) / Double(max(operations, 1)))),
+                    "switches_per_operation": .number(Latencies.rounded(Double(usage.contextSwitches) / Double(max(operations, 1)))),
                 ] as JSONValue
             } ?? .null,
-            "ack_latency_ms": [
-                "p50": .number(Self.round(percentile(50))),
-                "p90": .number(Self.round(percentile(90))),
-                "p99": .number(Self.round(percentile(99))),
-                "max": .number(Self.round(latencies.last ?? 0)),
-            ],
+            "ack_latency_ms": acks.json(percentiles: [50, 90, 99]),
         ]
     }
 
@@ -55,13 +44,13 @@ struct BenchResult: Sendable {
     var rows: [(String, String)] {
         [
             ("clients", "\(clients)"),
-            ("echo events", "\(events)"),
-            ("echo throughput", "\(Self.grouped(eventsPerSecond)) events/s"),
-            ("ack round trips", "\(latencies.count)"),
-            ("ack p50", Self.ms(percentile(50))),
-            ("ack p90", Self.ms(percentile(90))),
-            ("ack p99", Self.ms(percentile(99))),
-            ("ack max", Self.ms(latencies.last ?? 0)),
+            ("echo events", "\(echoes.count)"),
+            ("echo throughput", "\(Self.grouped(echoes.perSecond)) events/s"),
+            ("ack round trips", "\(acks.count)"),
+            ("ack p50", Latencies.text(acks.percentile(50))),
+            ("ack p90", Latencies.text(acks.percentile(90))),
+            ("ack p99", Latencies.text(acks.percentile(99))),
+            ("ack max", Latencies.text(acks.max)),
             ("resident memory", residentMB.map { String(format: "%.1f MB", $0) } ?? "–"),
             ("CPU user + system", usage.map { String(format: "%.3f + %.3f s", $0.userSeconds, $0.systemSeconds) } ?? "–"),
             ("CPU per operation", usage.map { String(format: "%.1f µs", $0.cpuSeconds * 1e6 / Double(max(operations, 1))) } ?? "–"),
@@ -78,8 +67,6 @@ struct BenchResult: Sendable {
         return MetricTable.render(title: "sio bench — \(target)", headers: ["metric"] + columns.map(\.0), rows: rows)
     }
 
-    private static func round(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-    private static func ms(_ value: Double) -> String { String(format: "%.3f ms", value) }
     private static func grouped(_ value: Double) -> String {
         let digits = String(Int(value.rounded()))
         var out = ""

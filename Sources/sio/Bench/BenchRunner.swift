@@ -66,9 +66,9 @@ struct BenchRunner: Sendable {
             _ = try await sockets[i % sockets.count].1.emitWithAck("ack", .number(Double(i)), payload)
         }
         let usage = ProcessUsage.now().since(usageBefore)
-        return BenchResult(target: url.absoluteString, clients: clients, events: total,
-                           seconds: seconds, latencies: latencies, residentMB: residentMB,
-                           usage: usage, usageScope: usageScope)
+        return BenchResult(target: url.absoluteString, clients: clients,
+                           echoes: Throughput(count: total, seconds: seconds), acks: Latencies(milliseconds: latencies),
+                           residentMB: residentMB, usage: usage, usageScope: usageScope)
     }
 
     /// Connects every client, 50 at a time.

@@ -20,25 +20,15 @@ struct ClusterBench: Sendable {
     struct Result: Sendable {
         var label: String
         var servers: Int
-        var broadcasts: Int
-        var seconds: Double
-        /// Milliseconds, sorted ascending.
-        var latencies: [Double]
-
-        var perSecond: Double { seconds > 0 ? Double(broadcasts) / seconds : 0 }
-
-        func percentile(_ p: Double) -> Double { latencies.percentile(p) }
+        var broadcasts: Throughput
+        var probes: Latencies
 
         var json: JSONValue {
             [
                 "servers": .number(Double(servers)),
-                "broadcasts": .number(Double(broadcasts)),
-                "broadcasts_per_second": .number(perSecond.rounded()),
-                "latency_ms": [
-                    "p50": .number((percentile(50) * 1000).rounded() / 1000),
-                    "p99": .number((percentile(99) * 1000).rounded() / 1000),
-                    "max": .number(((latencies.last ?? 0) * 1000).rounded() / 1000),
-                ],
+                "broadcasts": .number(Double(broadcasts.count)),
+                "broadcasts_per_second": .number(broadcasts.perSecond.rounded()),
+                "latency_ms": probes.json(percentiles: [50, 99]),
             ]
         }
     }
@@ -100,18 +90,19 @@ struct ClusterBench: Sendable {
             }
             throw BenchError(description: "the probe stream ended")
         }
-        return Result(label: label, servers: count, broadcasts: broadcasts, seconds: seconds, latencies: latencies)
+        return Result(label: label, servers: count, broadcasts: Throughput(count: broadcasts, seconds: seconds),
+                      probes: Latencies(milliseconds: latencies))
     }
 
     /// The results as a table: one column per configuration.
     static func table(_ results: [Result]) -> String {
         let rows: [(String, (Result) -> String)] = [
             ("servers", { "\($0.servers)" }),
-            ("broadcasts", { "\($0.broadcasts)" }),
-            ("throughput (every client has it)", { String(format: "%.0f broadcasts/s", $0.perSecond) }),
-            ("latency p50", { String(format: "%.3f ms", $0.percentile(50)) }),
-            ("latency p99", { String(format: "%.3f ms", $0.percentile(99)) }),
-            ("latency max", { String(format: "%.3f ms", $0.latencies.last ?? 0) }),
+            ("broadcasts", { "\($0.broadcasts.count)" }),
+            ("throughput (every client has it)", { String(format: "%.0f broadcasts/s", $0.broadcasts.perSecond) }),
+            ("latency p50", { Latencies.text($0.probes.percentile(50)) }),
+            ("latency p99", { Latencies.text($0.probes.percentile(99)) }),
+            ("latency max", { Latencies.text($0.probes.max) }),
         ]
         return MetricTable.render(
             title: "sio bench --cluster — one process, a client of ours per server",

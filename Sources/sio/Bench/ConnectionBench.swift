@@ -102,7 +102,8 @@ struct ConnectionBench: Sendable {
         }
         let usage = ProcessUsage.now().since(usageBefore)
         try? await connection.release()
-        return BenchResult(target: target.absoluteString, clients: 1, events: events, seconds: seconds,
-                           latencies: latencies, residentMB: residentMB, usage: usage, usageScope: usageScope)
+        return BenchResult(target: target.absoluteString, clients: 1,
+                           echoes: Throughput(count: events, seconds: seconds), acks: Latencies(milliseconds: latencies),
+                           residentMB: residentMB, usage: usage, usageScope: usageScope)
     }
 }

@@ -16,12 +16,3 @@ enum MetricTable {
         return ([title, line(headers), rule] + rows.map(line)).joined(separator: "\n")
     }
 }
-
-extension Array where Element == Double {
-    /// The `p`th percentile (nearest rank) of these values, sorted ascending; 0 when empty.
-    func percentile(_ p: Double) -> Double {
-        guard !isEmpty else { return 0 }
-        let rank = Int((p / 100 * Double(count)).rounded(.up)) - 1
-        return self[Swift.min(Swift.max(rank, 0), count - 1)]
-    }
-}

@@ -33,8 +33,9 @@ enum PythonBench {
             throw BenchError(description: "python-socketio's bench client failed (exit \(process.terminationStatus))")
         }
         let usage = ProcessUsage.now(children: true).since(before)
-        return BenchResult(target: url.absoluteString, clients: 1, events: events, seconds: seconds,
-                           latencies: latencies, residentMB: nil, usage: usage,
+        return BenchResult(target: url.absoluteString, clients: 1,
+                           echoes: Throughput(count: events, seconds: seconds), acks: Latencies(milliseconds: latencies),
+                           residentMB: nil, usage: usage,
                            usageScope: "the python process, start to exit")
     }
 }
