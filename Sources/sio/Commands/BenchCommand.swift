@@ -119,9 +119,7 @@ struct BenchCommand: AsyncParsableCommand {
             }
             var runner = BenchRunner(url: serverURL, namespace: joined, auth: .none,
                                      transports: transport.transports, clients: clients, events: events, acks: acks)
-            // The embedded server shares the process and its event loops with the client: the
-            // figures cover both (run against `sio serve` in another process to see the client alone).
-            runner.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
+            runner.usageScope = usageScope
             runner.inlineHandlers = inlineHandlers
             runner.onEventLoop = onEventLoop
             var columns: [(String, BenchResult)] = []
@@ -137,13 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
                 throw CLIError("\(error)")
             }
             await embedded?.stop()
-            let target = (url == nil ? "embedded server " : "") + "\(serverURL.absoluteString), \(transport.rawValue)"
-            if json {
-                let object = JSONObject(columns.map { ($0.0, $0.1.json) })
-                StandardOutput.line(JSONValue.object(object).jsonString)
-            } else {
-                StandardOutput.line(BenchResult.table(target: target, columns: columns))
-            }
+            report(columns, target: "\(serverURL.absoluteString), \(transport.rawValue)")
         }
     }
 
@@ -219,7 +211,7 @@ struct BenchCommand: AsyncParsableCommand {
     /// `--failover`: one column per connection kind.
     private func runConnections(_ serverURL: URL, embedded: RunningServer?) async throws {
         var bench = ConnectionBench(url: serverURL, events: events, acks: acks)
-        bench.usageScope = url == nil ? "client + embedded server, one process" : "the client process"
+        bench.usageScope = usageScope
         var columns: [(String, BenchResult)] = []
         do {
             for kind in ConnectionBench.Kind.allCases {
@@ -230,11 +222,22 @@ struct BenchCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         await embedded?.stop()
-        let target = (url == nil ? "embedded server " : "") + "\(serverURL.absoluteString), through Connection"
+        report(columns, target: "\(serverURL.absoluteString), through Connection")
+    }
+
+    /// What the usage figures cover: the embedded server shares the process and its event loops
+    /// with the client (run against `sio serve` in another process to see the client alone).
+    private var usageScope: String {
+        url == nil ? "client + embedded server, one process" : "the client process"
+    }
+
+    /// Prints one column per client or connection kind: a JSON object with `--json`, else the
+    /// table titled with `target` (said to be the embedded server when it is).
+    private func report(_ columns: [(String, BenchResult)], target: String) {
         if json {
             StandardOutput.line(JSONValue.object(JSONObject(columns.map { ($0.0, $0.1.json) })).jsonString)
         } else {
-            StandardOutput.line(BenchResult.table(target: target, columns: columns))
+            StandardOutput.line(BenchResult.table(target: (url == nil ? "embedded server " : "") + target, columns: columns))
         }
     }
 }
