@@ -75,16 +75,11 @@ struct KeeperStateMachine: Sendable {
         }
     }
 
-    /// `stop()`: whether a running loop must be cancelled.
+    /// `stop()`: whether a running loop must be cancelled. From any state the keeper ends stopped.
     mutating func stop() -> Bool {
-        switch loop {
-        case .running:
-            loop = .stopped
-            return true
-        case .idle, .stopped:
-            loop = .stopped
-            return false
-        }
+        let wasRunning = loop == .running
+        loop = .stopped
+        return wasRunning
     }
 
     enum ClaimAction: Sendable, Hashable {
