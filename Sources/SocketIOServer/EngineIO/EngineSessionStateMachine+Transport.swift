@@ -68,33 +68,31 @@ extension EngineSessionStateMachine {
         switch transport {
         case .polling(var buffer):
             guard buffer.waiter == nil else { return duplicatePoll() }
-            if !buffer.isEmpty {
-                let response = buffer.takeResponse()
-                transport = .polling(buffer)
-                return .respond(response)
-            }
-            _ = buffer.hold(waiter)
+            let action = Self.answer(waiter, from: &buffer, holding: true)
             transport = .polling(buffer)
-            return .wait
+            return action
         case .upgrading(var buffer, let probe, let probed):
             guard buffer.waiter == nil else { return duplicatePoll() }
-            if !buffer.isEmpty {
-                let response = buffer.takeResponse()
-                transport = .upgrading(buffer, probe: probe, probed: probed)
-                return .respond(response)
-            }
             // After the probe the client is pausing polling: release it at once so it can
             // send `upgrade` (the JS server writes a noop to a waiting GET every 100 ms).
-            if probed { return .respond([.noop]) }
-            _ = buffer.hold(waiter)
+            let action = Self.answer(waiter, from: &buffer, holding: !probed)
             transport = .upgrading(buffer, probe: probe, probed: probed)
-            return .wait
+            return action
         case .closing(var buffer):
             transport = .closed
             return .respondAndFinish(buffer.takeAll())
         case .webSocket, .closed:
             return .reject
         }
+    }
+
+    /// A GET on a buffer that holds none: the buffered frames when there are any, else the GET
+    /// is held (or, when not `holding`, answered at once with a noop).
+    private static func answer(_ waiter: Waiter, from buffer: inout PollingBuffer<Waiter>, holding: Bool) -> PollAction {
+        if !buffer.isEmpty { return .respond(buffer.takeResponse()) }
+        guard holding else { return .respond([.noop]) }
+        _ = buffer.hold(waiter)
+        return .wait
     }
 
     private mutating func duplicatePoll() -> PollAction {
