@@ -41,14 +41,19 @@ struct LoadBalancerTests {
     /// Three `sio serve --cluster` processes and HAProxy in front of them for `body` (given the
     /// cluster and the balancer's URL); skipped loudly when `sio`, PostgreSQL or HAProxy is missing.
     static func withBalancedCluster(_ test: String, _ body: (ServeCluster, URL) async throws -> Void) async throws {
+        try await withBalancedCluster(test) { cluster, url, _, _ in try await body(cluster, url) }
+    }
+
+    /// As ``withBalancedCluster(_:_:)-…``, also giving `body` the `sio` binary and the database.
+    static func withBalancedCluster(_ test: String, _ body: (ServeCluster, URL, String, PostgresDatabase) async throws -> Void) async throws {
         guard let sio = SioBinary.orSkip(test), let server = try PostgresDatabase.serverURL(for: test) else { return }
-        try await ServeCluster.with(3, sio: sio, on: server) { cluster, _ in
+        try await ServeCluster.with(3, sio: sio, on: server) { cluster, database in
             guard let (balancer, url) = try await balancer(for: cluster, test: test) else { return }
             defer {
                 balancer.signal(SIGTERM)
                 balancer.remove()
             }
-            try await body(cluster, url)
+            try await body(cluster, url, sio, database)
         }
     }
 
@@ -137,7 +142,7 @@ struct LoadBalancerTests {
     )
     func clientsOfALostServerRecoverElsewhere(signal: Int32) async throws {
         try await Self.withBalancedCluster("lostServerRecovery") { cluster, url in
-            let (managers, sockets) = try await Self.clients(12, through: url, reconnecting: true) { $0.isMultiple(of: 2) }
+            let (managers, sockets) = try await Self.clients(30, through: url, reconnecting: true) { $0 < 15 }
             for (index, socket) in sockets.enumerated() {
                 _ = try await withTimeout(30, "client \(index) joins") { try await socket.emitWithAck("join", "stream") }
             }
@@ -160,7 +165,7 @@ struct LoadBalancerTests {
             // Server 0's clients came back elsewhere as the same sessions, recovered.
             #expect(sockets.map(\.id) == ids, "same socket ids")
             let recovered = sockets.filter(\.recovered).count
-            #expect(recovered > 0 && recovered < 12, "server 0's clients (and only they) recovered: \(recovered)")
+            #expect(recovered > 0 && recovered < 30, "server 0's clients (and only they) recovered: \(recovered)")
             // The cluster's answer once server 0 is forgotten (until then the request times out).
             let members = try await withTimeout(60, "the cluster answers without server 0") {
                 while true {
@@ -169,7 +174,58 @@ struct LoadBalancerTests {
                 }
             }
             let inRoom = Set(members.first?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
-            #expect(Set(sockets.compactMap(\.id)).isSubset(of: inRoom), "all 12 still in the room: \(members)")
+            #expect(Set(sockets.compactMap(\.id)).isSubset(of: inRoom), "all 30 still in the room: \(members)")
+            for manager in managers { await manager.close() }
+        }
+    }
+
+    @Test("a rolling restart (each server in turn: SIGTERM, exit, start again on its port): every client keeps its session, every room message once and in order")
+    func rollingRestart() async throws {
+        try await Self.withBalancedCluster("rollingRestart") { cluster, url, sio, database in
+            let (managers, sockets) = try await Self.clients(30, through: url, reconnecting: true) { $0 < 15 }
+            for (index, socket) in sockets.enumerated() {
+                _ = try await withTimeout(30, "client \(index) joins") { try await socket.emitWithAck("join", "stream") }
+            }
+            let ids = sockets.map(\.id)
+            let streams = sockets.map { $0.events(named: "room-message") }
+            let (environment, _) = try ChildProcess.isolatedEnvironment()
+            var processes = cluster.processes
+            var restarted: [BackgroundChild] = []
+            defer { for process in restarted { process.signal(SIGKILL) } }
+            let perPhase = 200
+            var number = 0
+            for phase in 0 ..< 3 {
+                // Published through a server that stays up during this phase.
+                var configuration = Manager.Configuration()
+                configuration.transports = [.websocket]
+                configuration.reconnection = false
+                let publisherManager = try Manager(url: cluster.urls[(phase + 1) % 3], configuration: configuration)
+                let publisher = publisherManager.socket()
+                try await withTimeout(30, "publisher of phase \(phase) connects") { try await publisher.connect() }
+                for step in 0 ..< perPhase {
+                    if step == perPhase / 5 { processes[phase].signal(SIGTERM) }
+                    let current = number
+                    _ = try await withTimeout(30, "message \(current) published") {
+                        try await publisher.emitWithAck("room-message", "stream", .number(Double(current)))
+                    }
+                    number += 1
+                }
+                await publisherManager.close()
+                let stopping = processes[phase]
+                #expect(try await withTimeout(30, "server \(phase) exits") { await stopping.exit() } == 0)
+                let port = cluster.urls[phase].port ?? 0
+                let again = try BackgroundChild(sio, ["serve", "--port", "\(port)", "--cluster", database.url], environment: environment)
+                restarted.append(again)
+                processes[phase] = again
+                _ = try await again.line(containing: "sio serve: listening on", within: 60)
+                try await again.lines(containing: "cluster server joined", count: 2, within: 30)
+            }
+            let expected = (0 ..< number).map { [JSONValue.string("stream"), .number(Double($0))] }
+            for (index, stream) in streams.enumerated() {
+                let received = try await stream.first(number, within: 90, "client \(index) gets the stream")
+                #expect(received.map(\.items) == expected, "client \(index): every message once, in order")
+            }
+            #expect(sockets.map(\.id) == ids, "same socket ids after three restarts")
             for manager in managers { await manager.close() }
         }
     }
