@@ -16,6 +16,9 @@ import SwitchboardCore
 struct ClusterBench: Sendable {
     var broadcasts = 10_000
     var probes = 500
+    /// Connection state recovery on every server (with PostgreSQL: sessions and offsets kept
+    /// in the cluster).
+    var recovery = false
 
     struct Result: Sendable {
         var label: String
@@ -49,6 +52,7 @@ struct ClusterBench: Sendable {
         for _ in 0..<count {
             var configuration = SocketIOServer.Configuration()
             if let transport { configuration.adapter = .cluster(try await transport()) }
+            if recovery { configuration.recovery = .enabled() }
             let server = SocketIOServer(configuration: configuration, logger: Logger.disabled("sio.bench"))
             namespaces.append(server.namespace("/"))
             servers.append(try await server.start(host: "127.0.0.1", port: 0))

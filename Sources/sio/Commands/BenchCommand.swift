@@ -64,8 +64,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --cluster: probes timed one at a time for the latency figures.")
     var probes: Int = 500
 
+    @Flag(name: .long, help: "With --cluster: connection state recovery on every server (over PostgreSQL: sessions and a journal kept in the database).")
+    var recovery = false
+
     @Option(name: .long, help: "Connection churn: this many rounds of --clients clients that connect, make one ack, hold --hold seconds and close; per round, CPU and memory of this process (and of --server-pid).")
     var churn: Int?
+
+    @Option(name: .long, help: "Recovery across a cluster: --clients clients through URL (a load balancer in front of sio serve --cluster processes) join a room, then this pid (one of the servers) is killed; reports how long its clients take to be back, recovered, on the others.")
+    var recoveryKill: Int32?
 
     @Option(name: .long, help: "With --churn: seconds each client stays connected.")
     var hold: Double = 0
@@ -84,6 +90,17 @@ struct BenchCommand: AsyncParsableCommand {
             guard events > 0, clients > 0, acks >= 0 else { throw CLIError("--events and --clients must be positive") }
             if let cluster {
                 try await runCluster(cluster)
+                return
+            }
+            if let recoveryKill {
+                guard let url, let parsed = URL(string: url), parsed.host != nil else { throw CLIError("--recovery-kill needs the balancer's URL") }
+                let result: RecoveryBench.Result
+                do {
+                    result = try await RecoveryBench(url: parsed, clients: clients, pid: recoveryKill).run()
+                } catch {
+                    throw CLIError("\(error)")
+                }
+                StandardOutput.line(json ? result.json.jsonString : result.table)
                 return
             }
             try checkDescriptors()
@@ -142,13 +159,14 @@ struct BenchCommand: AsyncParsableCommand {
     /// `--cluster`: the in-process adapter, then 2 and 3 servers on the cluster transport.
     private func runCluster(_ target: String) async throws {
         guard broadcasts > 0, probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
-        let bench = ClusterBench(broadcasts: broadcasts, probes: probes)
+        let bench = ClusterBench(broadcasts: broadcasts, probes: probes, recovery: recovery)
         var results: [ClusterBench.Result] = []
         do {
-            results.append(try await bench.run(label: "in-process adapter", servers: 1, transport: nil))
+            let suffix = recovery ? ", recovery" : ""
+            results.append(try await bench.run(label: "in-process adapter\(suffix)", servers: 1, transport: nil))
             for servers in [2, 3] {
                 let transport = try ClusterTransportChoice.make(target)
-                results.append(try await bench.run(label: "\(servers) servers, \(transport.name)", servers: servers, transport: transport.make))
+                results.append(try await bench.run(label: "\(servers) servers, \(transport.name)\(suffix)", servers: servers, transport: transport.make))
             }
         } catch {
             throw CLIError("\(error)")
