@@ -142,12 +142,13 @@ extension Namespace: ClusterReceiver {
             return
         }
         // Delivered in order with this server's own numbered events, its offset the frontier.
-        durable.order.inOrder { frontier in
-            frontier.advance(origin.uid, to: origin.sequence)
-            guard let event = packet.event else { return }
+        let writes = durable.order.inOrder { cursor -> [SendFollowUp] in
+            cursor.advance(origin.uid, to: origin.sequence)
+            guard let event = packet.event else { return [] }
             let selection = selection(options)
-            _ = selection.emitLocally(event, items: packet.items, numberedOffset: options.isVolatile ? nil : frontier.offset)
+            return selection.queueLocally(event, items: packet.items, numberedOffset: options.isVolatile ? nil : cursor.offset(numbered: true)).writes
         }
+        for write in writes { write.perform() }
     }
 
     func clusterAdvance(_ origin: ClusterOrigin) {

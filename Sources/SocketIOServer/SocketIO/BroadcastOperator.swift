@@ -92,10 +92,13 @@ public struct BroadcastOperator: Sendable {
         let payload = ClusterPayload.broadcast(packet: ClusterPacket(event: event, items: items, namespace: namespace.name), options: clusterOptions, requestId: nil)
         if let cluster, let durable = namespace.durable, !isVolatile {
             // Numbered and delivered in one step, so its offset says what the clients had.
-            return durable.order.inOrder { frontier in
-                if let sequence = cluster.publishNumbered(payload) { frontier.advance(cluster.uid, to: sequence) }
-                return emitLocally(event, items: items, numberedOffset: frontier.offset)
+            let (sent, writes) = durable.order.inOrder { cursor in
+                let sequence = cluster.publishNumbered(payload)
+                if let sequence { cursor.advance(cluster.uid, to: sequence) }
+                return queueLocally(event, items: items, numberedOffset: cursor.offset(numbered: sequence != nil))
             }
+            for write in writes { write.perform() }
+            return sent
         }
         cluster?.publish(payload)
         return emitLocally(event, items: items)
@@ -113,15 +116,15 @@ public struct BroadcastOperator: Sendable {
         if let cluster, let durable = namespace.durable, !isVolatile {
             let sent = NIOLockedValueBox(0)
             let result: Result<Void, ClusterError> = await withCheckedContinuation { continuation in
-                durable.order.inOrder { frontier in
-                    guard let sequence = cluster.publishNumbered(payload, caller: continuation) else {
-                        sent.withLockedValue { $0 = emitLocally(event, items: items, numberedOffset: frontier.offset) }
-                        continuation.resume(returning: .failure(.closed))
-                        return
-                    }
-                    frontier.advance(cluster.uid, to: sequence)
-                    sent.withLockedValue { $0 = emitLocally(event, items: items, numberedOffset: frontier.offset) }
+                let (count, writes, refused) = durable.order.inOrder { cursor in
+                    let sequence = cluster.publishNumbered(payload, caller: continuation)
+                    if let sequence { cursor.advance(cluster.uid, to: sequence) }
+                    let (count, writes) = queueLocally(event, items: items, numberedOffset: cursor.offset(numbered: sequence != nil))
+                    return (count, writes, sequence == nil)
                 }
+                for write in writes { write.perform() }
+                sent.withLockedValue { $0 = count }
+                if refused { continuation.resume(returning: .failure(.closed)) }
             }
             try result.get()
             return sent.withLockedValue { $0 }
@@ -133,13 +136,23 @@ public struct BroadcastOperator: Sendable {
 
     /// Sends the event to this server's selected sockets, encoded once; returns how many it was
     /// sent to. `numberedOffset` is the offset of a numbered event (sessions kept in the
-    /// cluster); without it the event gets the namespace's next offset, unless volatile.
+    /// cluster: called in delivery order, so it must not be empty, or the namespace's next
+    /// offset would be taken under the order's lock); without it the event gets the namespace's
+    /// next offset, unless volatile.
     func emitLocally(_ event: String, items: [JSONValue], numberedOffset: String? = nil) -> Int {
+        let (sent, writes) = queueLocally(event, items: items, numberedOffset: numberedOffset)
+        for write in writes { write.perform() }
+        return sent
+    }
+
+    /// ``emitLocally(_:items:numberedOffset:)`` without starting the writes: they are handed
+    /// back, for a caller in delivery order to start once it released the order's lock.
+    func queueLocally(_ event: String, items: [JSONValue], numberedOffset: String? = nil) -> (sent: Int, writes: [SendFollowUp]) {
         let recipients = namespace.recipients(rooms: rooms, except: exceptRooms, excluding: excluding)
-        guard !recipients.isEmpty else { return 0 }
+        guard !recipients.isEmpty else { return (0, []) }
         let frames: [EngineFrame]
         let offset: String?
-        if let numberedOffset, !numberedOffset.isEmpty {
+        if let numberedOffset {
             (frames, offset) = (namespace.encodeEvent(event, items: items, offset: numberedOffset), numberedOffset)
         } else {
             (frames, offset) = namespace.encodeEvent(event, items: items, storable: !isVolatile)
@@ -147,19 +160,21 @@ public struct BroadcastOperator: Sendable {
         // Protocol v4 clients get the event without the recovery offset (encoded once, if any).
         var withoutOffset: [EngineFrame]?
         var sent = 0
+        var writes: [SendFollowUp] = []
         for recipient in recipients {
-            let delivered: Bool
+            let queued: (sent: Bool, followUp: SendFollowUp?)
             if offset != nil, !recipient.outbox.takesOffsets {
                 let plain = withoutOffset ?? EngineFrame.frames(of: .event(event, items, namespace: namespace.name))
                 withoutOffset = plain
-                delivered = recipient.outbox.deliver(plain, offset: nil)
+                queued = recipient.outbox.queue(plain, offset: nil)
             } else {
-                delivered = recipient.outbox.deliver(frames, offset: offset)
+                queued = recipient.outbox.queue(frames, offset: offset)
             }
-            if delivered { sent += 1 }
+            if queued.sent { sent += 1 }
+            if let write = queued.followUp { writes.append(write) }
         }
         namespace.metrics.eventsSent(sent)
-        return sent
+        return (sent, writes)
     }
 
     /// The selected sockets of this server that are connected.

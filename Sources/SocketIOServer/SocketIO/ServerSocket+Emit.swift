@@ -30,11 +30,14 @@ extension ServerSocket {
                 packet: ClusterPacket(event: event, items: items, namespace: namespace.name),
                 options: ClusterBroadcastOptions(rooms: [id]), requestId: nil
             )
-            delivered = durable.order.inOrder { frontier in
-                if let sequence = cluster.publishNumbered(payload) { frontier.advance(cluster.uid, to: sequence) }
-                let offset = frontier.offset.isEmpty ? namespace.nextOffset() : frontier.offset
-                return outbox.deliver(namespace.encodeEvent(event, items: items, offset: offset), offset: offset)
+            let queued = durable.order.inOrder { cursor in
+                let sequence = cluster.publishNumbered(payload)
+                if let sequence { cursor.advance(cluster.uid, to: sequence) }
+                let offset = cursor.offset(numbered: sequence != nil)
+                return outbox.queue(namespace.encodeEvent(event, items: items, offset: offset), offset: offset)
             }
+            queued.followUp?.perform()
+            delivered = queued.sent
         } else {
             let (frames, offset) = namespace.encodeEvent(event, items: items, storable: !volatile && outbox.takesOffsets)
             delivered = outbox.deliver(frames, offset: offset)

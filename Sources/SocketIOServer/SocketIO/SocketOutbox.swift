@@ -65,7 +65,15 @@ final class SocketOutbox: Sendable {
     /// nothing was sent (away or closed; a logged packet still reaches a recovering client).
     @discardableResult
     func deliver(_ frames: [EngineFrame], offset: String?) -> Bool {
-        let (sent, followUp) = state.withLockedValue { state -> (Bool, SendFollowUp?) in
+        let (sent, followUp) = queue(frames, offset: offset)
+        followUp?.perform()
+        return sent
+    }
+
+    /// Queues frames like ``deliver(_:offset:)`` and hands back the writing to start, for a
+    /// caller that must not write where it is (under the delivery order's lock).
+    func queue(_ frames: [EngineFrame], offset: String?) -> (sent: Bool, followUp: SendFollowUp?) {
+        state.withLockedValue { state -> (Bool, SendFollowUp?) in
             if let offset, state.log != nil {
                 state.log?.append(offset: offset, frames: frames, now: clock.now())
             }
@@ -78,8 +86,6 @@ final class SocketOutbox: Sendable {
             case .away, .closed: return (false, nil)
             }
         }
-        followUp?.perform()
-        return sent
     }
 
     /// The connection dropped and the session is kept for recovery.

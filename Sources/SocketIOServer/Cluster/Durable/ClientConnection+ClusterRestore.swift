@@ -60,9 +60,9 @@ extension ClientConnection {
             client: self
         )
         // Joined in delivery order: everything delivered after `reached` is held behind the replay.
-        let reached = durable.order.inOrder { frontier -> ClusterFrontier in
+        let reached = durable.order.inOrder { cursor -> ClusterFrontier in
             namespace.add(socket, rooms: taken.session.rooms)
-            return frontier
+            return cursor.frontier
         }
         let replayed: [(offset: String, frames: [EngineFrame])]
         do {

@@ -15,23 +15,45 @@ final class DeliveryOrder: Sendable {
         var continuation: CheckedContinuation<Bool, Never>
     }
 
+    /// Where delivery stands: the frontier, and a counter for the offsets of events that are
+    /// not numbered.
+    struct Cursor {
+        private(set) var frontier = ClusterFrontier()
+        private var unnumbered: UInt64 = 0
+
+        /// Notes message `sequence` of origin `uid` as delivered.
+        mutating func advance(_ uid: String, to sequence: UInt64) {
+            frontier.advance(uid, to: sequence)
+        }
+
+        /// The offset of the event being delivered: the frontier when it was numbered (and the
+        /// frontier advanced to it), otherwise the frontier and a counter (a `local`
+        /// broadcast, or an emit while the adapter is closing), unique in this namespace.
+        mutating func offset(numbered: Bool) -> String {
+            guard !numbered else { return frontier.offset }
+            unnumbered += 1
+            return frontier.offset + "!" + String(unnumbered, radix: 36)
+        }
+    }
+
     private struct State {
-        var frontier = ClusterFrontier()
+        var cursor = Cursor()
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
-        var unnumbered: UInt64 = 0
     }
 
     private let state = NIOLockedValueBox(State())
 
     /// Runs `body` (advance the frontier, then deliver) alone, and wakes the waiters it
     /// satisfied afterwards.
-    func inOrder<T>(_ body: (inout ClusterFrontier) -> T) -> T {
+    /// Nothing in `body` may call back into this order (its lock is held): it queues frames and
+    /// hands back the writes to start after (``BroadcastOperator/queueLocally(_:items:numberedOffset:)``).
+    func inOrder<T>(_ body: (inout Cursor) -> T) -> T {
         let (result, woken) = state.withLockedValue { state -> (T, [CheckedContinuation<Bool, Never>]) in
-            let result = body(&state.frontier)
+            let result = body(&state.cursor)
             guard !state.waiters.isEmpty else { return (result, []) }
             var woken: [CheckedContinuation<Bool, Never>] = []
-            for (id, waiter) in state.waiters where state.frontier.reaches(waiter.targets) {
+            for (id, waiter) in state.waiters where state.cursor.frontier.reaches(waiter.targets) {
                 woken.append(waiter.continuation)
                 state.waiters.removeValue(forKey: id)
             }
@@ -44,20 +66,17 @@ final class DeliveryOrder: Sendable {
     /// An offset for an event that is not numbered (a `local` broadcast): the frontier and a
     /// counter, unique in this namespace.
     func unnumberedOffset() -> String {
-        state.withLockedValue { state in
-            state.unnumbered += 1
-            return state.frontier.offset + "!" + String(state.unnumbered, radix: 36)
-        }
+        state.withLockedValue { $0.cursor.offset(numbered: false) }
     }
 
     /// The frontier now.
-    var frontier: ClusterFrontier { state.withLockedValue { $0.frontier } }
+    var frontier: ClusterFrontier { state.withLockedValue { $0.cursor.frontier } }
 
     /// Returns `true` once the frontier reaches `targets`, `false` if `limit` passes first.
     func wait(until targets: [String: UInt64], within limit: Duration, clock: Timeline) async -> Bool {
         await withCheckedContinuation { continuation in
             let id = state.withLockedValue { state -> Int? in
-                guard !state.frontier.reaches(targets) else { return nil }
+                guard !state.cursor.frontier.reaches(targets) else { return nil }
                 state.nextWaiter += 1
                 state.waiters[state.nextWaiter] = Waiter(targets: targets, continuation: continuation)
                 return state.nextWaiter
