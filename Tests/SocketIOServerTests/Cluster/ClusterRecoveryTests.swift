@@ -109,6 +109,25 @@ struct ClusterRecoveryTests {
         }
     }
 
+    @Test("emits after the adapter closed (a server stopping) still reach the clients, with offsets of their own, and return")
+    func emitsAfterTheAdapterClosed() async throws {
+        try await Self.withTwoServers { a, _, _, sockets in
+            let newsA = a.server.namespace("/news")
+            let client = try await EngineWebSocket.open(port: a.port)
+            let reply = try await client.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let socket = try #require(sockets.withLockedValue { $0.first { $0.id == sid } })
+            await newsA.stopCluster()
+            #expect(newsA.all.emit("tick", 1) == 1)
+            #expect(socket.emit("direct", 2))
+            let tick = try RecoveryTests.event(try await client.next("tick 1"))
+            let direct = try RecoveryTests.event(try await client.next("direct 2"))
+            #expect(tick.items == ["tick", 1] && direct.items == ["direct", 2])
+            #expect(tick.offset != direct.offset && tick.offset.contains("!"), "\(tick.offset) \(direct.offset)")
+            client.socket.drop()
+        }
+    }
+
     @Test("an unknown pid, or an offset that is not a cluster offset, gets a fresh session")
     func freshSessions() async throws {
         try await Self.withTwoServers { a, b, _, _ in
