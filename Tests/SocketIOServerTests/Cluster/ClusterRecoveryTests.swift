@@ -12,8 +12,8 @@ import Testing
 /// The same over PostgreSQL, with processes and a load balancer: `LoadBalancerTests`.
 @Suite("Connection state recovery across servers")
 struct ClusterRecoveryTests {
-    /// Two servers on one bus and one store, each with `/news` (its sockets join `room1`), and
-    /// what their connection handlers saw.
+    /// Two servers on one bus and one store, each with `/news` (a new socket joins `room1` and
+    /// gets data), and what their connection handlers saw.
     static func withTwoServers(_ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void) async throws {
         let bus = LocalClusterBus()
         let shared = MemorySessionStore.Shared()
@@ -24,7 +24,11 @@ struct ClusterRecoveryTests {
         }
         let setup: (SocketIOServer) -> Void = { server in
             server.namespace("/news").onConnection { socket in
-                socket.join("room1")
+                if !socket.recovered {
+                    // Data first: a client that got a room1 event knows both are recorded.
+                    socket.data = ["user": "ada"]
+                    socket.join("room1")
+                }
                 sockets.withLockedValue { $0.append(socket) }
             }
         }
@@ -95,6 +99,7 @@ struct ClusterRecoveryTests {
             let socket = try #require(newsB.socket(id: sid))
             #expect(socket.recovered)
             #expect(socket.rooms == [sid, "room1"])
+            #expect(socket.data == ["user": "ada"])
 
             // Nothing twice afterwards; the store says server b has it.
             newsA.to("room1").emit("tick", 5)
