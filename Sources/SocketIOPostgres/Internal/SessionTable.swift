@@ -34,6 +34,8 @@ struct SessionTable: Sendable, Hashable {
                 disconnected_at timestamptz
             )
             """,
+            // Each server marks its own sessions as seen every 2 s.
+            "CREATE INDEX IF NOT EXISTS \(unescaped: (name.split(separator: ".").last.map(String.init) ?? name) + "_owner") ON \(unescaped: name) (owner)",
             "ALTER TABLE \(unescaped: journal.name) ADD COLUMN IF NOT EXISTS nsp text, ADD COLUMN IF NOT EXISTS origin text, ADD COLUMN IF NOT EXISTS seq bigint",
             "CREATE INDEX IF NOT EXISTS \(unescaped: index) ON \(unescaped: journal.name) (nsp, origin, seq)",
         ]

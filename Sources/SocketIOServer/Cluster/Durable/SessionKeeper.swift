@@ -9,8 +9,45 @@ import SwitchboardCore
 /// so a server that dies leaves them recoverable for `maxDisconnectionDuration` after its last
 /// sign of life.
 final class SessionKeeper: Sendable {
+    /// The changes not written yet, one entry per session however many changes it had: its
+    /// row as it is last (if connected since the last write), then how it ended (if it did).
+    /// So what waits while the store is unreachable is bounded by the sessions, not the changes.
+    struct Pending {
+        private enum End { case disconnected, removed }
+        private var order: [String] = []
+        private var rows: [String: ClusterSession] = [:]
+        private var ends: [String: End] = [:]
+
+        var isEmpty: Bool { order.isEmpty }
+
+        mutating func record(_ change: ClusterSessionChange) {
+            let pid = change.pid
+            if rows[pid] == nil, ends[pid] == nil { order.append(pid) }
+            switch change {
+            case .connected(let session):
+                rows[pid] = session
+                ends[pid] = nil
+            case .disconnected:
+                ends[pid] = .disconnected
+            case .removed:
+                rows[pid] = nil
+                ends[pid] = .removed
+            }
+        }
+
+        /// Everything, as changes in an order that gives each session its last state: the rows,
+        /// then the disconnections, then the removals.
+        mutating func take() -> [ClusterSessionChange] {
+            defer { self = Pending() }
+            let connected = order.compactMap { rows[$0] }.map(ClusterSessionChange.connected)
+            let disconnected = order.filter { ends[$0] == .disconnected }.map { ClusterSessionChange.disconnected(pid: $0) }
+            let removed = order.filter { ends[$0] == .removed }.map { ClusterSessionChange.removed(pid: $0) }
+            return connected + disconnected + removed
+        }
+    }
+
     private struct State {
-        var pending: [ClusterSessionChange] = []
+        var pending = Pending()
         var wake: CheckedContinuation<Void, Never>?
         var flushed: [CheckedContinuation<Void, Never>] = []
         var writing = false
@@ -28,16 +65,11 @@ final class SessionKeeper: Sendable {
         self.refreshInterval = refreshInterval
     }
 
-    /// Queues `change`; a session written whole twice in a row is written once, as it is last.
+    /// Queues `change` (folded into what is already queued for its session).
     func record(_ change: ClusterSessionChange) {
         let wake = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
-            if case .connected = change, let index = state.pending.lastIndex(where: { $0.pid == change.pid }),
-               case .connected = state.pending[index] {
-                state.pending[index] = change
-            } else {
-                state.pending.append(change)
-            }
+            state.pending.record(change)
             defer { state.wake = nil }
             return state.wake
         }
@@ -65,9 +97,8 @@ final class SessionKeeper: Sendable {
     private func nextBatch(clock: Timeline, refreshAt: Duration) async -> [ClusterSessionChange]? {
         let taken = state.withLockedValue { state -> [ClusterSessionChange]? in
             guard !state.pending.isEmpty else { return state.closed ? nil : [] }
-            defer { state.pending = [] }
             state.writing = true
-            return state.pending
+            return state.pending.take()
         }
         guard let taken else { return nil }
         if !taken.isEmpty { return taken }
@@ -91,9 +122,8 @@ final class SessionKeeper: Sendable {
         cancel()
         return state.withLockedValue { state -> [ClusterSessionChange]? in
             guard !state.pending.isEmpty else { return state.closed ? nil : [] }
-            defer { state.pending = [] }
             state.writing = true
-            return state.pending
+            return state.pending.take()
         }
     }
 

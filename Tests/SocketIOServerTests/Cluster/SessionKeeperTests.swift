@@ -1,0 +1,48 @@
+import SocketIOProtocol
+import Testing
+
+@testable import SocketIOServer
+
+/// What the session keeper writes: each session's last state, however many changes it had.
+@Suite("Session keeper's pending changes")
+struct SessionKeeperTests {
+    static func session(_ pid: String, rooms: [String] = []) -> ClusterSession {
+        ClusterSession(pid: pid, id: "id-\(pid)", namespace: "/", rooms: ["id-\(pid)"] + rooms, data: [:])
+    }
+
+    @Test("one entry per session: its last row, then how it ended; rows, then disconnections, then removals")
+    func folds() {
+        var pending = SessionKeeper.Pending()
+        pending.record(.connected(Self.session("a")))
+        pending.record(.connected(Self.session("b")))
+        pending.record(.connected(Self.session("a", rooms: ["r"])))
+        pending.record(.disconnected(pid: "a"))
+        pending.record(.removed(pid: "b"))
+        pending.record(.disconnected(pid: "c"))
+        pending.record(.connected(Self.session("d")))
+        pending.record(.removed(pid: "d"))
+        pending.record(.connected(Self.session("d", rooms: ["back"])))
+        #expect(pending.take() == [
+            .connected(Self.session("a", rooms: ["r"])),
+            .connected(Self.session("d", rooms: ["back"])),
+            .disconnected(pid: "a"),
+            .disconnected(pid: "c"),
+            .removed(pid: "b"),
+        ])
+        #expect(pending.isEmpty)
+        #expect(pending.take() == [])
+    }
+
+    @Test("a thousand changes of ten sessions wait as ten entries")
+    func bounded() {
+        var pending = SessionKeeper.Pending()
+        for round in 0 ..< 100 {
+            for index in 0 ..< 10 {
+                pending.record(.connected(Self.session("\(index)", rooms: ["\(round)"])))
+            }
+        }
+        let taken = pending.take()
+        #expect(taken.count == 10)
+        #expect(taken.first == .connected(Self.session("0", rooms: ["99"])))
+    }
+}
