@@ -123,12 +123,14 @@ import Testing
             }
             return next
         }
-        // Client → server: at least `count`, and on until the channel switched 20 times (or a
-        // minute passed: then the switch count below fails rather than the test running on).
+        // Client → server: at least `count`, and on until the channel switched 20 times (or the
+        // deadline passed: then the counts below fail rather than the test running on).
         // It does not go on for the server's pushes: they cross the same switches on their own,
         // and more traffic up would only slow them on a loaded machine.
         var sent = 0
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Two minutes, the bound the server's pushes get below: under a parallel suite on a
+        // slow day the faults (on a timer) outpace the messages, and 10,000 took over a minute.
+        let deadline = ContinuousClock.now + .seconds(120)
         while sent < count || switchCount.withLockedValue({ $0 }) < 20, ContinuousClock.now < deadline {
             do {
                 try await connection.send("up", .number(Double(sent)))
