@@ -11,8 +11,10 @@ import Glibc
 /// Three `sio serve --cluster` processes behind a real HAProxy (Debian's, configured as
 /// socket.io's documentation recommends: `scripts/haproxy`), clients of ours through it:
 /// long-polling stays on one server because the client sends HAProxy's cookie back, upgrades
-/// pass through, and a room spanning the servers gets every message.
-@Suite("Cluster: sio serve processes behind HAProxy")
+/// pass through, and a room spanning the servers gets every message. One test at a time: each
+/// runs four processes and up to 30 clients, which beside a parallel suite on two cores would
+/// starve the other tests' connects.
+@Suite("Cluster: sio serve processes behind HAProxy", .serialized)
 struct LoadBalancerTests {
     /// HAProxy in front of `cluster`'s servers, or `nil` after a loud skip line (a failure with
     /// `SWITCHBOARD_REQUIRE_PEERS=1`) when it is not installed.
