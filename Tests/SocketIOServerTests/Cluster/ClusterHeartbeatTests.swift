@@ -15,7 +15,14 @@ import Testing
     final class SlowTransport: ClusterTransport {
         let clock: ManualClock
         let published = AsyncStream.makeStream(of: (at: Duration, type: ClusterMessageType).self)
-        private let waiting = NIOLockedValueBox<[CheckedContinuation<Void, Never>]>([])
+        /// Publishes waiting to return, and ``finish()`` calls that came before their publish
+        /// started waiting (the test reads the record and finishes at once: the publish may not
+        /// be waiting yet — a finish lost that way once hung the test in CI).
+        private struct Gate {
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            var early = 0
+        }
+        private let gate = NIOLockedValueBox(Gate())
 
         init(clock: ManualClock) { self.clock = clock }
 
@@ -23,19 +30,35 @@ import Testing
 
         func publish(_ message: ClusterMessage) async throws {
             published.continuation.yield((clock.now.offset, message.type))
-            await withCheckedContinuation { continuation in waiting.withLockedValue { $0.append(continuation) } }
+            await withCheckedContinuation { continuation in
+                let finished = gate.withLockedValue { gate -> Bool in
+                    guard gate.early == 0 else {
+                        gate.early -= 1
+                        return true
+                    }
+                    gate.waiting.append(continuation)
+                    return false
+                }
+                if finished { continuation.resume() }
+            }
         }
 
-        /// Lets the publish under way return.
+        /// Lets the publish under way return (at once, if it is not waiting yet).
         func finish() {
-            let first = waiting.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+            let first = gate.withLockedValue { gate -> CheckedContinuation<Void, Never>? in
+                guard !gate.waiting.isEmpty else {
+                    gate.early += 1
+                    return nil
+                }
+                return gate.waiting.removeFirst()
+            }
             first?.resume()
         }
 
         func shutdown() async {
-            let all = waiting.withLockedValue { waiting in
-                defer { waiting.removeAll() }
-                return waiting
+            let all = gate.withLockedValue { gate in
+                defer { gate.waiting.removeAll() }
+                return gate.waiting
             }
             for continuation in all { continuation.resume() }
         }
