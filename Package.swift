@@ -197,6 +197,7 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
+                "SwitchboardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,67 +1,12 @@
-import NIOConcurrencyHelpers
+import SwitchboardCore
 
-/// Runs `body` with a deadline that holds even when `body` ignores cancellation.
-///
-/// At the deadline the body's task is cancelled and this returns `onDeadline()`'s error at once,
-/// whether or not the body noticed. A task group would wait for the body, so a body stuck on
-/// something cancellation cannot reach (a lost wake-up, an `EventLoopFuture`) would turn the
-/// deadline itself into a hang: the failure this exists to report.
+/// Runs `body` with a deadline on the real clock that holds even when `body` ignores
+/// cancellation (see `Timeline.withDeadline`): a test or a benchmark waiting on something stuck
+/// reports the deadline instead of hanging.
 package func withDeadline<T: Sendable>(
     _ duration: Duration,
     onDeadline: @escaping @Sendable () -> any Error,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let race = FirstResult<T>()
-    let work = Task { race.resolve(await Result(awaiting: body)) }
-    let timer = Task {
-        try? await Task.sleep(for: duration)
-        race.resolve(.failure(onDeadline()))
-    }
-    let result = await withTaskCancellationHandler {
-        await race.value()
-    } onCancel: {
-        work.cancel()
-        race.resolve(.failure(CancellationError()))
-    }
-    work.cancel()
-    timer.cancel()
-    return try result.get()
-}
-
-/// The first of several results, handed to one waiter.
-final class FirstResult<T: Sendable>: Sendable {
-    private struct State {
-        var result: Result<T, any Error>?
-        var waiter: CheckedContinuation<Result<T, any Error>, Never>?
-    }
-
-    private let state = NIOLockedValueBox(State())
-
-    func resolve(_ outcome: Result<T, any Error>) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Result<T, any Error>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = outcome
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: outcome)
-    }
-
-    func value() async -> Result<T, any Error> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLockedValue { state -> Result<T, any Error>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The outcome of an async throwing `body`.
-    init(awaiting body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
+    try await Timeline(ContinuousClock()).withDeadline(duration, onDeadline: onDeadline, body)
 }

@@ -44,7 +44,10 @@ public struct ClusterOptions: Sendable, Hashable {
     public var heartbeatInterval: Duration
     /// A server not heard from for this long is forgotten (socket.io: 10 s).
     public var heartbeatTimeout: Duration
-    /// How long `fetchSockets` and `serverSideEmitWithAck` wait for every server (socket.io: 5 s).
+    /// How long `fetchSockets` and `serverSideEmitWithAck` wait for every server (socket.io: 5 s);
+    /// also how long a call to the session store (``ClusterSessionStore``) may take while a
+    /// recovering client waits for it, and how long a stopping server waits for its last
+    /// session changes to be written.
     public var requestTimeout: Duration
     /// How long a message that could not be published is retried, in order, before its caller
     /// is told (``ClusterError/publishFailed(_:)``) — long enough for a database restart.

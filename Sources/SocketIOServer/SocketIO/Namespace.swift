@@ -56,7 +56,9 @@ public final class Namespace: Sendable {
                 metrics: metrics
             )
             if let recovery = environment.configuration.recovery, let store = transport as? any ClusterSessionStore, store.keepsSessions {
-                durable = DurableSessions(store: store, recovery: recovery, logger: environment.logger)
+                durable = DurableSessions(
+                    store: store, recovery: recovery, storeLimit: options.requestTimeout, clock: environment.clock, logger: environment.logger
+                )
             } else {
                 durable = nil
             }
@@ -67,7 +69,7 @@ public final class Namespace: Sendable {
     func startCluster() async throws {
         guard let cluster else { return }
         try await cluster.start(receiver: self)
-        try await durable?.start(owner: cluster.uid, clock: environment.clock)
+        try await durable?.start(owner: cluster.uid)
     }
 
     /// Writes the sessions' last changes, then leaves the cluster.

@@ -14,13 +14,16 @@ import Testing
 struct ClusterRecoveryTests {
     /// Two servers on one bus and one store, each with `/news` (a new socket joins `room1` and
     /// gets data), and what their connection handlers saw.
-    static func withTwoServers(_ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void) async throws {
+    static func withTwoServers(
+        options: ClusterOptions = ClusterOptions(),
+        _ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void
+    ) async throws {
         let bus = LocalClusterBus()
         let shared = MemorySessionStore.Shared()
         let sockets = NIOLockedValueBox<[ServerSocket]>([])
         func configure(_ configuration: inout SocketIOServer.Configuration) {
             configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
-            configuration.adapter = .cluster(MemorySessionStore(bus: bus, shared: shared))
+            configuration.adapter = .cluster(MemorySessionStore(bus: bus, shared: shared), options)
         }
         let setup: (SocketIOServer) -> Void = { server in
             server.namespace("/news").onConnection { socket in
@@ -149,6 +152,35 @@ struct ClusterRecoveryTests {
                 #expect(fresh["pid"]?.stringValue != pid, "\(auth)")
                 next.socket.drop()
             }
+        }
+    }
+
+    @Test("a session store that stops answering: a recovering client gets a fresh session after requestTimeout, and a stopping server gives up its last writes after it; neither hangs")
+    func storeStopsAnswering() async throws {
+        try await Self.withTwoServers(options: ClusterOptions(requestTimeout: .milliseconds(300))) { a, b, shared, _ in
+            defer { shared.release() }
+            let newsA = a.server.namespace("/news")
+            let first = try await EngineWebSocket.open(port: a.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            newsA.to("room1").emit("tick", 1)
+            let tick = try RecoveryTests.event(try await first.next("tick 1"))
+            await newsA.durable?.keeper.flush()
+            first.socket.drop()
+            try await RecoveryTests.waitForDrop(a, id: sid)
+
+            shared.stall()
+            let second = try await EngineWebSocket.open(port: b.port)
+            let fresh = try await second.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(tick.offset)"}"#)
+            #expect(fresh["sid"]?.stringValue != sid)
+            #expect(fresh["pid"]?.stringValue != pid)
+            #expect(shared.stuckCalls >= 1, "the take is still waiting in the store")
+            // The fresh session's row cannot be written either; stopping does not wait for it.
+            try await withTimeout(10, "server b leaves the cluster though its store does not answer") {
+                await b.server.namespace("/news").stopCluster()
+            }
+            second.socket.drop()
         }
     }
 }

@@ -19,12 +19,42 @@ final class MemorySessionStore: ClusterSessionStore {
         struct State {
             var rows: [String: Row] = [:]
             var journal: [ClusterMessage] = []
+            var stalled = false
+            var stuck: [CheckedContinuation<Void, Never>] = []
         }
 
         let state = NIOLockedValueBox(State())
 
         /// The session rows by private id.
         var rows: [String: Row] { state.withLockedValue { $0.rows } }
+
+        /// How many calls wait in ``stall()``.
+        var stuckCalls: Int { state.withLockedValue { $0.stuck.count } }
+
+        /// From now on every session call waits, deaf to cancellation (a database that accepts
+        /// connections but stopped answering), until ``release()``.
+        func stall() { state.withLockedValue { $0.stalled = true } }
+
+        /// Lets every waiting call go on (and later ones run).
+        func release() {
+            let stuck = state.withLockedValue { state in
+                state.stalled = false
+                defer { state.stuck = [] }
+                return state.stuck
+            }
+            for continuation in stuck { continuation.resume() }
+        }
+
+        /// Where a session call waits while stalled.
+        func waitWhileStalled() async {
+            await withCheckedContinuation { continuation in
+                let go = state.withLockedValue { state -> Bool in
+                    if state.stalled { state.stuck.append(continuation) }
+                    return !state.stalled
+                }
+                if go { continuation.resume() }
+            }
+        }
     }
 
     let endpoint: LocalClusterBus.Endpoint
@@ -52,6 +82,7 @@ final class MemorySessionStore: ClusterSessionStore {
     func prepareSessions(retention: Duration) async throws {}
 
     func writeSessions(_ changes: [ClusterSessionChange], owner: String) async throws {
+        await shared.waitWhileStalled()
         shared.state.withLockedValue { state in
             for change in changes {
                 switch change {
@@ -75,7 +106,8 @@ final class MemorySessionStore: ClusterSessionStore {
     func refreshSessions(owner: String) async throws {}
 
     func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
-        shared.state.withLockedValue { state in
+        await shared.waitWhileStalled()
+        return shared.state.withLockedValue { state in
             guard let row = state.rows[pid], row.session.namespace == namespace else { return nil }
             state.rows[pid]?.owner = owner
             state.rows[pid]?.disconnected = false

@@ -34,7 +34,7 @@ import Testing
         "SocketIOServer": Rule(allowed: ["SocketIOProtocol", "SwitchboardCore"]),
         "SocketIOPostgres": Rule(allowed: ["SocketIOServer", "SocketIOProtocol", "SwitchboardCore"]),
         "SwitchboardDemo": Rule(allowed: ["SocketIOServer", "SocketIOProtocol", "SwitchboardCore"]),
-        "Harness": Rule(allowed: []),
+        "Harness": Rule(allowed: ["SwitchboardCore"]),
         "SioInteractive": Rule(allowed: ["SocketIOProtocol"]),
     ]
 

@@ -8,7 +8,9 @@ extension ClientConnection {
     /// this server waits until it has delivered what the offset names, joins the socket to
     /// its rooms (holding what is delivered from then on), and replays from the journal every
     /// event addressed to the session between the offset and that point, before the CONNECT
-    /// reply and what was held. `false` means connect it afresh.
+    /// reply and what was held. `false` means connect it afresh: then a session this server
+    /// took is removed from the store, so it is not kept (and marked as seen) for nobody. Every
+    /// call to the store is bounded (``ClusterOptions/requestTimeout``).
     func restoreFromCluster(
         _ namespace: Namespace,
         pid: String,
@@ -22,14 +24,36 @@ extension ClientConnection {
         logger[metadataKey: "socketio.nsp"] = "\(namespace.name)"
         let taken: TakenClusterSession
         do {
-            guard let found = try await durable.store.takeSession(
-                pid: pid, namespace: namespace.name, owner: cluster.uid, maxAge: recovery.maxDisconnectionDuration
-            ) else { return false }
+            let (store, name, owner) = (durable.store, namespace.name, cluster.uid)
+            guard let found = try await durable.bounded("taking a session", {
+                try await store.takeSession(pid: pid, namespace: name, owner: owner, maxAge: recovery.maxDisconnectionDuration)
+            }) else { return false }
             taken = found
         } catch {
             logger.warning("cannot recover: the cluster's session store failed", metadata: ["error": "\(error)"])
+            // A take that answers after its deadline may still have taken it.
+            durable.keeper.record(.removed(pid: pid))
             return false
         }
+        let restored = await restoreTaken(
+            taken, position: position, namespace, pid: pid, offset: offset, auth: auth, recovery: recovery, logger: logger
+        )
+        if !restored { durable.keeper.record(.removed(pid: pid)) }
+        return restored
+    }
+
+    /// Gives the session `taken` (in the store, by this server) back to the client.
+    private func restoreTaken(
+        _ taken: TakenClusterSession,
+        position: ClusterFrontier,
+        _ namespace: Namespace,
+        pid: String,
+        offset: String,
+        auth: JSONObject?,
+        recovery: ConnectionStateRecovery,
+        logger: Logger
+    ) async -> Bool {
+        guard let durable = namespace.durable, let cluster = namespace.cluster else { return false }
         if taken.owner == cluster.uid,
            await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
             return true
@@ -43,7 +67,7 @@ extension ClientConnection {
             cluster.publish(.disconnectSockets(options: ClusterBroadcastOptions(rooms: [taken.session.id]), close: false))
         }
 
-        guard await catchUp(to: position, in: namespace, durable: durable, cluster: cluster, logger: logger) else { return false }
+        guard await durable.catchUp(to: position, namespace: namespace.name, own: cluster.uid, logger: logger) else { return false }
 
         let socket = ServerSocket(
             id: taken.session.id,
@@ -67,10 +91,11 @@ extension ClientConnection {
         let replayed: [(offset: String, frames: [EngineFrame])]
         do {
             // This server's own events up to `reached` are in the journal once published.
-            try await cluster.publishAwaiting(.none(.heartbeat))
-            replayed = try await replay(
-                from: position, to: reached, for: taken, in: namespace, store: durable.store
-            )
+            try await durable.bounded("publishing", { try await cluster.publishAwaiting(.none(.heartbeat)) })
+            let messages = try await durable.journal(from: position, to: reached, since: taken.createdAt, namespace: namespace.name)
+            replayed = DurableSessions.replay(messages, from: position, rooms: Set(taken.session.rooms)) { event, items, offset in
+                namespace.encodeEvent(event, items: items, offset: offset)
+            }
         } catch {
             logger.warning("cannot recover: the cluster's journal could not be read", metadata: ["error": "\(error)"])
             namespace.forget(socket.id)
@@ -82,66 +107,5 @@ extension ClientConnection {
         socket.outbox.open(replaying: replayed, reply: EngineFrame.frames(of: Self.connectReply(namespace.name, id: socket.id, pid: pid)))
         await joined(socket)
         return true
-    }
-
-    /// Waits until this server has delivered every message of the other servers that
-    /// `position` names and the journal has (what never reached the journal — a dead server's
-    /// last events — cannot come). `false` when the journal cannot be read.
-    private func catchUp(
-        to position: ClusterFrontier,
-        in namespace: Namespace,
-        durable: DurableSessions,
-        cluster: NamespaceCluster,
-        logger: Logger
-    ) async -> Bool {
-        let own = ClusterFrontier.tag(cluster.uid)
-        let others = position.seen.filter { $0.key != own }
-        guard !others.isEmpty else { return true }
-        let journaled: [String: UInt64]
-        do {
-            journaled = try await durable.store.lastJournaled(namespace: namespace.name, origins: others.keys.sorted())
-        } catch {
-            logger.warning("cannot recover: the cluster's journal could not be read", metadata: ["error": "\(error)"])
-            return false
-        }
-        var targets: [String: UInt64] = [:]
-        for (origin, number) in others {
-            if let last = journaled[origin] { targets[origin] = min(number, last) }
-        }
-        if !(await durable.order.wait(until: targets, within: DurableSessions.catchUpLimit, clock: environment.clock)) {
-            logger.warning("recovering before this server caught up with the cluster", metadata: ["targets": "\(targets)"])
-        }
-        return true
-    }
-
-    /// The events for `taken` numbered after `position` up to `reached`, from the journal, each
-    /// encoded with its offset.
-    private func replay(
-        from position: ClusterFrontier,
-        to reached: ClusterFrontier,
-        for taken: TakenClusterSession,
-        in namespace: Namespace,
-        store: any ClusterSessionStore
-    ) async throws -> [(offset: String, frames: [EngineFrame])] {
-        var ranges: [ClusterJournalRange] = []
-        for (origin, through) in reached.seen.sorted(by: { $0.key < $1.key }) {
-            let after = position.seen[origin]
-            if let after, after >= through { continue }
-            ranges.append(ClusterJournalRange(origin: origin, after: after, through: through))
-        }
-        guard !ranges.isEmpty else { return [] }
-        let messages = try await store.journal(namespace: namespace.name, ranges: ranges, since: taken.createdAt)
-        let rooms = Set(taken.session.rooms)
-        var current = position
-        var replayed: [(offset: String, frames: [EngineFrame])] = []
-        for message in messages {
-            guard let sequence = message.sequence else { continue }
-            current.advance(message.uid, to: sequence)
-            guard case .broadcast(let packet, let options, nil)? = try? message.payload, !options.isVolatile,
-                  let event = packet.event, DurableSessions.selects(options, rooms: rooms) else { continue }
-            let offset = current.offset
-            replayed.append((offset, namespace.encodeEvent(event, items: packet.items, offset: offset)))
-        }
-        return replayed
     }
 }

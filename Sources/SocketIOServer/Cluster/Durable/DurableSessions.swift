@@ -12,29 +12,56 @@ final class DurableSessions: Sendable {
     let keeper: SessionKeeper
     private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
+    let clock: Timeline
+    private let logger: Logger
+
     /// How long a recovering client waits for this server to have delivered what its offset
     /// names (the other servers' messages still on their way here).
     static let catchUpLimit: Duration = .seconds(5)
+    /// How long one call to the store may take while a client waits for it (taking a session,
+    /// reading the journal), and how long ``stop()`` waits for the last changes to be written
+    /// (``ClusterOptions/requestTimeout``). A store that stops answering (a database that
+    /// accepts connections but not queries) then costs a recovering client a fresh session, and
+    /// a stopping server its last writes, not a hang: a query on a connection that hangs need
+    /// not notice cancellation.
+    let storeLimit: Duration
 
-    init(store: any ClusterSessionStore, recovery: ConnectionStateRecovery, logger: Logger) {
+    init(store: any ClusterSessionStore, recovery: ConnectionStateRecovery, storeLimit: Duration, clock: Timeline, logger: Logger) {
         self.store = store
         self.recovery = recovery
+        self.storeLimit = storeLimit
+        self.clock = clock
+        self.logger = logger
         self.keeper = SessionKeeper(store: store, logger: logger)
     }
 
     /// Prepares the store and starts writing as server `owner`.
-    func start(owner: String, clock: Timeline) async throws {
+    func start(owner: String) async throws {
         try await store.prepareSessions(retention: recovery.maxDisconnectionDuration)
         let keeper = self.keeper
+        let clock = self.clock
         let task = Task { await keeper.run(owner: owner, clock: clock) }
         writer.withLockedValue { $0 = task }
     }
 
-    /// Writes what is queued, then stops.
+    /// Writes what is queued, then stops; gives up after ``storeLimit``.
     func stop() async {
         keeper.close()
-        let task = writer.withLockedValue { $0 }
-        await task?.value
+        guard let task = writer.withLockedValue({ $0 }) else { return }
+        do {
+            try await clock.withDeadline(storeLimit, onDeadline: { ClusterStoreTimeout(operation: "writing the last session changes") }) {
+                await task.value
+            }
+        } catch {
+            task.cancel()
+            logger.warning("stopped without writing the last session changes to the cluster", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `body`, a call to the store, bounded by ``storeLimit``: past it this throws
+    /// ``ClusterStoreTimeout`` whether or not the call noticed.
+    func bounded<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await clock.withDeadline(storeLimit, onDeadline: { ClusterStoreTimeout(operation: operation) }, body)
     }
 
     /// `session` is connected here as it is now.
@@ -49,4 +76,11 @@ final class DurableSessions: Sendable {
     static func selects(_ options: ClusterBroadcastOptions, rooms: Set<String>) -> Bool {
         (options.rooms.isEmpty || options.rooms.contains(where: rooms.contains)) && !options.except.contains(where: rooms.contains)
     }
+}
+
+/// The cluster's session store did not answer within ``DurableSessions/storeLimit``.
+struct ClusterStoreTimeout: Error, CustomStringConvertible {
+    let operation: String
+
+    var description: String { "the cluster's session store did not answer in time (\(operation))" }
 }
