@@ -121,6 +121,13 @@ final class ServerCore: Sendable {
         .text("0" + environment.handshake(sid: sid, transport: transport).json)
     }
 
+    /// The server starts stopping: sessions opened from now on are closed as soon as they are
+    /// made, so none is admitted (nor restored) while the cluster is left and the sessions
+    /// written back.
+    func stopAdmitting() {
+        _ = sessions.stop()
+    }
+
     /// Closes every session, plain WebSocket and unfinished connection (the server is
     /// stopping); sessions opened from now on are closed as soon as they are made.
     func closeAll() {

@@ -117,9 +117,12 @@ extension SocketIOServer {
             if case .running(let running, _) = lifecycle { return running }
             return nil
         }
-        // Closes every session and plain WebSocket, then every connection still sending its
-        // first request head: cancelling the server's task cannot reach those (see
-        // `UnfinishedRequests`), and one of them would otherwise hold `stop()` forever.
+        // No new session from here on; the sessions' last changes go to the cluster's store
+        // and the cluster is left; then every session and plain WebSocket closes (their
+        // clients recover elsewhere), then every connection still sending its first request
+        // head: cancelling the server's task cannot reach those (see `UnfinishedRequests`),
+        // and one of them would otherwise hold `stop()` forever.
+        core.stopAdmitting()
         await core.namespaces.stopClusters()
         core.closeAll()
         // Upgraded connections are served by their handlers, not by the server's task: wait

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import SwitchboardCore
 import SwitchboardTestSupport
 import Testing
@@ -7,31 +6,6 @@ import Testing
 /// cancellation, on the injected clock.
 @Suite struct DeadlineTests {
     struct Late: Error, Equatable {}
-
-    /// A wait that ignores cancellation until released (a query on a database that stopped
-    /// answering).
-    final class Gate: Sendable {
-        private let waiters = NIOLockedValueBox<(open: Bool, list: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = waiters.withLockedValue { state -> Bool in
-                    if !state.open { state.list.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let list = waiters.withLockedValue { state in
-                state.open = true
-                defer { state.list = [] }
-                return state.list
-            }
-            for continuation in list { continuation.resume() }
-        }
-    }
 
     @Test("a body that ignores cancellation: the deadline's error at the deadline, not when the body ends")
     func bodyIgnoringCancellation() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOProtocol
 import SwitchboardTestSupport
@@ -76,6 +77,46 @@ struct LoadBalancerTests {
             sockets.append(socket)
         }
         return (managers, sockets)
+    }
+
+    /// Waits until every client has `total` room messages (`[room, number]`) and checks they are
+    /// `0 ..< total` once and in order. A client short of them fails with what it got (how
+    /// many, the first missing and doubled numbers, whether it recovered) and the servers'
+    /// warnings, so a shortfall says where to look.
+    static func expectEveryMessage(
+        _ total: Int,
+        streams: [AsyncStream<SocketEvent>],
+        sockets: [SocketIO.Socket],
+        servers: [BackgroundChild]
+    ) async throws {
+        let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
+        for (index, stream) in streams.enumerated() {
+            let got = NIOLockedValueBox<[[JSONValue]]>([])
+            do {
+                try await withTimeout(90, "client \(index) gets the stream") {
+                    for await event in stream {
+                        let count = got.withLockedValue { $0.append(event.items); return $0.count }
+                        if count == total { return }
+                    }
+                }
+            } catch {
+                let items = got.withLockedValue { $0 }
+                let numbers = items.compactMap { $0.last?.intValue }
+                let missing = Set(0 ..< total).subtracting(numbers).sorted()
+                var seen = Set<Int>()
+                let twice = numbers.filter { !seen.insert($0).inserted }
+                let warnings = servers.enumerated().flatMap { server, process in
+                    process.stderr.split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }.suffix(10).map { "server \(server): \($0)" }
+                }
+                Issue.record("""
+                    client \(index) has \(items.count) of \(total) (recovered: \(sockets[index].recovered), id \(sockets[index].id ?? "none")); \
+                    missing \(missing.count): \(missing.prefix(20)); twice: \(twice.prefix(20))
+                    \(warnings.joined(separator: "\n"))
+                    """)
+                throw error
+            }
+            #expect(got.withLockedValue { $0 } == expected, "client \(index): every message once, in order")
+        }
     }
 
     @Test("30 clients through HAProxy (half WebSocket only, half polling then upgrade): sticky, upgraded, one room across the servers")
@@ -159,11 +200,7 @@ struct LoadBalancerTests {
                     try await publisher.emitWithAck("room-message", "stream", .number(Double(number)))
                 }
             }
-            let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
-            for (index, stream) in streams.enumerated() {
-                let received = try await stream.first(total, within: 90, "client \(index) gets the stream")
-                #expect(received.map(\.items) == expected, "client \(index): every message once, in order")
-            }
+            try await Self.expectEveryMessage(total, streams: streams, sockets: sockets, servers: cluster.processes)
             // Server 0's clients came back elsewhere as the same sessions, recovered.
             #expect(sockets.map(\.id) == ids, "same socket ids")
             let recovered = sockets.filter(\.recovered).count
@@ -222,11 +259,7 @@ struct LoadBalancerTests {
                 _ = try await again.line(containing: "sio serve: listening on", within: 60)
                 try await again.lines(containing: "cluster server joined", count: 2, within: 30)
             }
-            let expected = (0 ..< number).map { [JSONValue.string("stream"), .number(Double($0))] }
-            for (index, stream) in streams.enumerated() {
-                let received = try await stream.first(number, within: 90, "client \(index) gets the stream")
-                #expect(received.map(\.items) == expected, "client \(index): every message once, in order")
-            }
+            try await Self.expectEveryMessage(number, streams: streams, sockets: sockets, servers: cluster.processes + restarted)
             #expect(sockets.map(\.id) == ids, "same socket ids after three restarts")
             for manager in managers { await manager.close() }
         }

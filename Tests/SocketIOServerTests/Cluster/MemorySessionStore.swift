@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import SocketIOProtocol
 import SocketIOServer
+import SwitchboardTestSupport
 
 /// A ``ClusterSessionStore`` in memory for servers in one process: messages go over a
 /// ``LocalClusterBus``, numbered ones are also journaled, sessions kept in a table shared by
@@ -19,8 +20,6 @@ final class MemorySessionStore: ClusterSessionStore {
         struct State {
             var rows: [String: Row] = [:]
             var journal: [ClusterMessage] = []
-            var stalled = false
-            var stuck: [CheckedContinuation<Void, Never>] = []
         }
 
         let state = NIOLockedValueBox(State())
@@ -28,33 +27,21 @@ final class MemorySessionStore: ClusterSessionStore {
         /// The session rows by private id.
         var rows: [String: Row] { state.withLockedValue { $0.rows } }
 
-        /// How many calls wait in ``stall()``.
-        var stuckCalls: Int { state.withLockedValue { $0.stuck.count } }
+        /// Where every session call passes: open unless ``stall()`` closed it.
+        private let gate = Gate(open: true)
+
+        /// How many calls wait in the stalled store.
+        var stuckCalls: Int { gate.waiting }
 
         /// From now on every session call waits, deaf to cancellation (a database that accepts
         /// connections but stopped answering), until ``release()``.
-        func stall() { state.withLockedValue { $0.stalled = true } }
+        func stall() { gate.close() }
 
         /// Lets every waiting call go on (and later ones run).
-        func release() {
-            let stuck = state.withLockedValue { state in
-                state.stalled = false
-                defer { state.stuck = [] }
-                return state.stuck
-            }
-            for continuation in stuck { continuation.resume() }
-        }
+        func release() { gate.open() }
 
         /// Where a session call waits while stalled.
-        func waitWhileStalled() async {
-            await withCheckedContinuation { continuation in
-                let go = state.withLockedValue { state -> Bool in
-                    if state.stalled { state.stuck.append(continuation) }
-                    return !state.stalled
-                }
-                if go { continuation.resume() }
-            }
-        }
+        func waitWhileStalled() async { await gate.wait() }
     }
 
     let endpoint: LocalClusterBus.Endpoint

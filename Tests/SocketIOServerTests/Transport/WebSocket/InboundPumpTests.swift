@@ -16,30 +16,6 @@ struct InboundPumpTests {
         var readSwitch: ReadSwitch { ReadSwitch { reading in self.values.withLockedValue { $0.append(reading) } } }
     }
 
-    /// Holds the consumer until opened.
-    final class Gate: Sendable {
-        private let state = NIOLockedValueBox<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = state.withLockedValue { state in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let waiters = state.withLockedValue { state in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-    }
-
     private static func message(_ index: Int) -> WebSocketMessage { .text("\(index)") }
 
     @Test("every message reaches the consumer once, in order, one at a time; the end comes after the last")
