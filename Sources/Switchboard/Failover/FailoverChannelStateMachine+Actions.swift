@@ -3,13 +3,8 @@ import SwitchboardCore
 
 /// The actions the owner performs after a transition.
 extension FailoverChannelStateMachine {
-    /// Envelopes to write on `link` in this order. Whoever gets one is the link's writer until
-    /// ``FailoverChannelStateMachine/written(generation:)`` returns `nil`.
-    struct Write: Sendable {
-        let link: Link
-        let generation: Int
-        let envelopes: [Envelope]
-    }
+    /// Envelopes to write on a link (``FailoverLinkOutbox/Batch``).
+    typealias Write = Connected.Batch
 
     /// The effects of a link report, a timer or a path change, performed in this order.
     struct Action: Sendable {

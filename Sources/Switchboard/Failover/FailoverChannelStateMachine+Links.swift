@@ -91,8 +91,8 @@ extension FailoverChannelStateMachine {
             // closes the transport after this and the channel resumes elsewhere.
             var action = Action()
             action.note = .serverError(message)
-            let error: any Error = message.hasPrefix(FailoverDriver.unknownChannelMessage)
-                ? FailoverDriver.ChannelGone(message: message) : ConnectionError.connectFailed(message)
+            let error: any Error = message.hasPrefix(FailoverChannel.unknownChannelMessage)
+                ? FailoverChannel.ChannelGone(message: message) : ConnectionError.connectFailed(message)
             action.resume = failResume(generation, error)
             return action
         case .event, .request, .reply:

@@ -132,7 +132,7 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         guard case .active(let listener, .connected(var connected)) = state, connected.generation == generation else { return nil }
         state = .closed  // no second reference to the outbox while it changes
         defer { state = .active(listener: listener, link: .connected(connected)) }
-        return connected.written().map { Write(link: connected.link, generation: generation, envelopes: $0) }
+        return connected.written()
     }
 
     /// A background task started (`task`): it replaces the one in its role, which is returned
@@ -146,6 +146,6 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         guard case .active(let listener, .connected(var connected)) = state else { return nil }
         state = .closed  // no second reference to the outbox while it changes
         defer { state = .active(listener: listener, link: .connected(connected)) }
-        return connected.enqueue(envelopes).map { Write(link: connected.link, generation: connected.generation, envelopes: $0) }
+        return connected.enqueue(envelopes)
     }
 }

@@ -197,16 +197,6 @@ public final class FailoverDriver: ConnectionDriver {
 }
 
 extension FailoverDriver {
-    /// The server's answer to a resume of a channel it does not hold (ReliableChannels' refusal).
-    static let unknownChannelMessage = "unknown or expired channel"
-
-    /// The server no longer holds the channel.
-    struct ChannelGone: Error {
-        let message: String
-    }
-}
-
-extension FailoverDriver {
     /// The channel's state, one line (for logs and the soak harness; never parsed).
     public var diagnostics: String { snapshot.diagnostics }
 }
