@@ -27,6 +27,16 @@ enum FailoverChannel {
         case resumeDeadline(generation: Int, timeout: Duration)
     }
 
+    /// Where a send that waits for room in the window stands.
+    enum RoomWait: Sendable, Hashable {
+        /// It holds a slot: send now.
+        case holding
+        /// Acknowledgements will admit it (``FailoverChannelStateMachine/Action/admit``).
+        case waiting
+        /// The channel is closed: nothing will make room.
+        case closed
+    }
+
     /// The server no longer holds the channel: a new one with id `id`.
     struct NewChannel: Sendable, Hashable {
         let id: String

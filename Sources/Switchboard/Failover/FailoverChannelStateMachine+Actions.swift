@@ -21,6 +21,8 @@ extension FailoverChannelStateMachine {
         var startAckTimer = false
         /// Answer the connect attempt waiting for `resumed`.
         var resume: (waiter: Waiter, result: Result<Void, any Error>)?
+        /// Wake the sends waiting for room with these tokens: each holds a slot now.
+        var admit: [Int] = []
     }
 
     /// The effects of a send: the request's id (register it before writing), what to write.

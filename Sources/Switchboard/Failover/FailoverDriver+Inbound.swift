@@ -27,6 +27,7 @@ extension FailoverDriver {
         }
         if let (id, result) = action.settle { _ = requests.settle(id, with: result) }
         write(action.write)
+        roomWaits.admit(action.admit)
         action.note?.log(to: logger)
         action.publish?.run()
         if let (link, target) = action.relink { relink(to: target, closing: link) }
