@@ -1,5 +1,6 @@
 import SocketIOProtocol
 import SwitchboardCore
+import Logging
 
 /// The vocabulary of a failover channel's state machine that names no link, waiter or listener:
 /// its inputs, what it logs and publishes, its background tasks and what the driver's read-only
@@ -26,6 +27,16 @@ enum FailoverChannel {
         case resumeDeadline(generation: Int, timeout: Duration)
     }
 
+    /// Where a send that waits for room in the window stands.
+    enum RoomWait: Sendable, Hashable {
+        /// It holds a slot: send now.
+        case holding
+        /// Acknowledgements will admit it (``FailoverChannelStateMachine/Action/admit``).
+        case waiting
+        /// The channel is closed: nothing will make room.
+        case closed
+    }
+
     /// The server no longer holds the channel: a new one with id `id`.
     struct NewChannel: Sendable, Hashable {
         let id: String
@@ -44,6 +55,27 @@ enum FailoverChannel {
         case transportLost(FailoverTransport, reason: String)
         case switching(to: FailoverTransport, reason: String)
         case serverError(String)
+
+        func log(to logger: Logger) {
+            switch self {
+            case .resumed(let transport, let resent):
+                logger.debug("channel resumed", metadata: ["switchboard.transport": "\(transport)", "switchboard.resent": "\(resent)"])
+            case .transportLost(let transport, let reason):
+                logger.info("channel transport lost", metadata: ["switchboard.transport": "\(transport)", "switchboard.reason": "\(reason)"])
+            case .switching(let target, let reason):
+                logger.info("channel switching transport", metadata: ["switchboard.to": "\(target)", "switchboard.reason": "\(reason)"])
+            case .serverError(let message):
+                logger.warning("the channel's server reported an error", metadata: ["switchboard.error": "\(message)"])
+            }
+        }
+    }
+
+    /// The server's answer to a resume of a channel it does not hold (ReliableChannels' refusal).
+    static let unknownChannelMessage = "unknown or expired channel"
+
+    /// The server no longer holds the channel.
+    struct ChannelGone: Error {
+        let message: String
     }
 
     /// Events for the app's observers, and the observers as of the transition (yielded after it).

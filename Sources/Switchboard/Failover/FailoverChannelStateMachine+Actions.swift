@@ -3,13 +3,8 @@ import SwitchboardCore
 
 /// The actions the owner performs after a transition.
 extension FailoverChannelStateMachine {
-    /// Envelopes to write on `link` in this order. Whoever gets one is the link's writer until
-    /// ``FailoverChannelStateMachine/written(generation:)`` returns `nil`.
-    struct Write: Sendable {
-        let link: Link
-        let generation: Int
-        let envelopes: [Envelope]
-    }
+    /// Envelopes to write on a link (``FailoverLinkOutbox/Batch``).
+    typealias Write = Connected.Batch
 
     /// The effects of a link report, a timer or a path change, performed in this order.
     struct Action: Sendable {
@@ -26,6 +21,8 @@ extension FailoverChannelStateMachine {
         var startAckTimer = false
         /// Answer the connect attempt waiting for `resumed`.
         var resume: (waiter: Waiter, result: Result<Void, any Error>)?
+        /// Wake the sends waiting for room with these tokens: each holds a slot now.
+        var admit: [Int] = []
     }
 
     /// The effects of a send: the request's id (register it before writing), what to write.

@@ -67,15 +67,19 @@ extension FailoverChannelStateMachine {
     // MARK: - Link reports
 
     /// Link `generation` reported `event`.
+    /// Room the server made in the window (an `ack`, or `resumed`) goes to the sends waiting for it.
     mutating func linkReported(_ event: FailoverLinkEvent, generation: Int, now: Duration) -> Action {
+        var action: Action
         switch event {
         case .envelope(.success(let envelope)):
-            return received(envelope, generation: generation, now: now)
+            action = received(envelope, generation: generation, now: now)
         case .envelope(.failure(let error)):
-            return linkLost(generation, reason: "the server sent a malformed envelope: \(error)", now: now)
+            action = linkLost(generation, reason: "the server sent a malformed envelope: \(error)", now: now)
         case .ended(let reason):
-            return linkLost(generation, reason: reason, now: now)
+            action = linkLost(generation, reason: reason, now: now)
         }
+        action.admit = ledger.admitWaiting()
+        return action
     }
 
     private mutating func received(_ envelope: Envelope, generation: Int, now: Duration) -> Action {
@@ -91,8 +95,8 @@ extension FailoverChannelStateMachine {
             // closes the transport after this and the channel resumes elsewhere.
             var action = Action()
             action.note = .serverError(message)
-            let error: any Error = message.hasPrefix(FailoverDriver.unknownChannelMessage)
-                ? FailoverDriver.ChannelGone(message: message) : ConnectionError.connectFailed(message)
+            let error: any Error = message.hasPrefix(FailoverChannel.unknownChannelMessage)
+                ? FailoverChannel.ChannelGone(message: message) : ConnectionError.connectFailed(message)
             action.resume = failResume(generation, error)
             return action
         case .event, .request, .reply:

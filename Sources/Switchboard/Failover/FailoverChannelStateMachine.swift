@@ -101,10 +101,10 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         return action
     }
 
-    /// The app sends `message`: numbered and kept until acknowledged (a decline is not), and
-    /// queued on the link if one carries the channel.
+    /// The app sends `message` (in the slot `token` holds, if any): numbered and kept until
+    /// acknowledged (a decline is not), and queued on the link if one carries the channel.
     /// - Throws: ``ReliableChannelError/windowFull(window:)`` (nothing was kept).
-    mutating func send(_ message: FailoverChannel.Outgoing, now: Duration) throws(ReliableChannelError) -> SendAction {
+    mutating func send(_ message: FailoverChannel.Outgoing, holding token: Int? = nil, now: Duration) throws(ReliableChannelError) -> SendAction {
         var action = SendAction()
         let envelope: Envelope
         switch message {
@@ -120,10 +120,16 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         case .reply(let id, let data):
             envelope = .reply(id: id, data: data)
         }
-        let seq = try ledger.number(envelope)
+        let seq = try ledger.number(envelope, holding: token)
         guard connected != nil else { return action }
         action.write = enqueue(ledger.sending(envelope, seq: seq, now: now))
         return action
+    }
+
+    /// A send waits for room with `token` (``FailoverLedger/roomToken()``); nothing makes room while closed.
+    mutating func waitForRoom(_ token: Int) -> FailoverChannel.RoomWait {
+        guard case .active = state else { return .closed }
+        return ledger.waitForRoom(token) ? .holding : .waiting
     }
 
     /// The writer of link `generation` wrote its batch: the next one, or `nil` (it stops being
@@ -132,7 +138,7 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         guard case .active(let listener, .connected(var connected)) = state, connected.generation == generation else { return nil }
         state = .closed  // no second reference to the outbox while it changes
         defer { state = .active(listener: listener, link: .connected(connected)) }
-        return connected.written().map { Write(link: connected.link, generation: generation, envelopes: $0) }
+        return connected.written()
     }
 
     /// A background task started (`task`): it replaces the one in its role, which is returned
@@ -146,6 +152,6 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         guard case .active(let listener, .connected(var connected)) = state else { return nil }
         state = .closed  // no second reference to the outbox while it changes
         defer { state = .active(listener: listener, link: .connected(connected)) }
-        return connected.enqueue(envelopes).map { Write(link: connected.link, generation: connected.generation, envelopes: $0) }
+        return connected.enqueue(envelopes)
     }
 }

@@ -6,8 +6,14 @@ import SwitchboardCore
 extension FailoverDriver {
     /// A report from link `generation`.
     func handle(_ event: FailoverLinkEvent, from generation: Int) {
+        run { machine, now in machine.linkReported(event, generation: generation, now: now) }
+    }
+
+    /// Runs one transition (a link report, a timer, a path change) at `now` under the lock, and
+    /// performs its actions after releasing it.
+    func run(_ transition: (inout Machine, Duration) -> Machine.Action) {
         let now = timeline.now()
-        perform(state.withLockedValue { $0.linkReported(event, generation: generation, now: now) })
+        perform(state.withLockedValue { transition(&$0, now) })
     }
 
     /// Performs what a transition asked for, outside the lock, in the order the machine lists.
@@ -21,18 +27,8 @@ extension FailoverDriver {
         }
         if let (id, result) = action.settle { _ = requests.settle(id, with: result) }
         write(action.write)
-        switch action.note {
-        case .resumed(let transport, let resent)?:
-            logger.debug("channel resumed", metadata: ["switchboard.transport": "\(transport)", "switchboard.resent": "\(resent)"])
-        case .transportLost(let transport, let reason)?:
-            logger.info("channel transport lost", metadata: ["switchboard.transport": "\(transport)", "switchboard.reason": "\(reason)"])
-        case .switching(let target, let reason)?:
-            logger.info("channel switching transport", metadata: ["switchboard.to": "\(target)", "switchboard.reason": "\(reason)"])
-        case .serverError(let message)?:
-            logger.warning("the channel's server reported an error", metadata: ["switchboard.error": "\(message)"])
-        case nil:
-            break
-        }
+        roomWaits.admit(action.admit)
+        action.note?.log(to: logger)
         action.publish?.run()
         if let (link, target) = action.relink { relink(to: target, closing: link) }
         if action.startAckTimer {

@@ -20,7 +20,7 @@ extension FailoverDriver {
             do {
                 do {
                     try await connect(target, newChannel: nil)
-                } catch let gone as ChannelGone {
+                } catch let gone as FailoverChannel.ChannelGone {
                     // The server no longer holds the channel: a new one, right away (not a failure).
                     channelGone = true
                     try await connect(target, newChannel: freshChannel(because: gone.message))
@@ -69,7 +69,7 @@ extension FailoverDriver {
         do {
             do {
                 try await resume(on: link, transport, generation: generation, newChannel: nil)
-            } catch let gone as ChannelGone {
+            } catch let gone as FailoverChannel.ChannelGone {
                 // The server no longer holds the channel and keeps the transport open for a new one.
                 try await resume(on: link, transport, generation: generation, newChannel: freshChannel(because: gone.message))
             }
@@ -144,8 +144,7 @@ extension FailoverDriver {
             for await path in monitor.paths() {
                 defer { first = false }
                 guard !first, let self else { continue }
-                let now = self.timeline.now()
-                self.perform(self.state.withLockedValue { $0.pathChanged(path, now: now) })
+                self.run { machine, now in machine.pathChanged(path, now: now) }
             }
         }, as: .networkWatch)
     }
@@ -157,7 +156,6 @@ extension FailoverDriver {
 
     /// `timer` fired.
     func fire(_ timer: FailoverChannel.Timer) {
-        let now = timeline.now()
-        perform(state.withLockedValue { $0.timerFired(timer, now: now) })
+        run { machine, now in machine.timerFired(timer, now: now) }
     }
 }

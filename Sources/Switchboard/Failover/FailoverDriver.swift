@@ -36,7 +36,8 @@ public final class FailoverDriver: ConnectionDriver {
         public var connectTimeout: Duration = .seconds(5)
         /// The timeout of requests that give none.
         public var requestTimeout: Duration = .seconds(10)
-        /// Unacknowledged messages kept at most; past it `send` throws (nothing is dropped).
+        /// Unacknowledged messages kept at most; past it `send` throws (nothing is dropped), and
+        /// ``FailoverDriver/send(_:_:waitingUpTo:)`` waits for acknowledgements to make room.
         public var window = 1_000
         /// Acknowledge after this many messages, or after ``ackDelay`` for fewer.
         public var ackEvery = 32
@@ -78,6 +79,8 @@ public final class FailoverDriver: ConnectionDriver {
     /// lock and its actions after it.
     let state: NIOLockedValueBox<Machine>
     let requests = PendingReplies<Int, Response, ConnectionError>()
+    /// The sends waiting for room in the window.
+    let roomWaits: FailoverRoomWaits
 
     typealias Machine = FailoverChannelStateMachine<any FailoverLink, CheckedContinuation<Void, any Error>, @Sendable (DriverEvent) -> Void>
 
@@ -86,6 +89,7 @@ public final class FailoverDriver: ConnectionDriver {
         self.options = options
         self.logger = options.logger
         self.timeline = Timeline(options.clock)
+        self.roomWaits = FailoverRoomWaits(window: options.window, timeline: timeline)
         self.state = NIOLockedValueBox(Machine(
             channelID: UUID().uuidString, window: options.window, ackEvery: options.ackEvery,
             ackTimeout: options.ackTimeout, policy: policy
@@ -128,40 +132,86 @@ public final class FailoverDriver: ConnectionDriver {
         watchNetwork()
     }
 
-    /// Closes the channel's transport; messages not yet acknowledged are dropped and waiting requests fail.
+    /// Closes the channel's transport; messages not yet acknowledged are dropped, and waiting
+    /// requests and sends waiting for room fail.
     public func close() async {
         shutDown()
     }
 
-    /// The channel closes (or did not open): its link, a resume waiting, the background tasks
-    /// and the requests waiting all end.
+    /// What requests and sends waiting for room hear when the channel closes.
+    static let closed = ConnectionError.connectionLost("the channel closed")
+
+    /// The channel closes (or did not open): its link, a resume waiting, the background tasks,
+    /// the requests waiting and the sends waiting for room all end.
     private func shutDown() {
         let action = state.withLockedValue { $0.close() }
         action.waiter?.resume(throwing: ConnectionError.connectFailed("closed"))
         for task in action.tasks { task.cancel() }
         action.link?.close()
-        requests.failAll(with: .connectionLost("the channel closed"))
+        requests.failAll(with: Self.closed)
+        roomWaits.failAll(with: Self.closed)
     }
 
     /// Numbers the event and sends it now if a transport carries the channel, or with the next
     /// resume: never lost while the channel lives, never twice.
+    /// - Throws: ``ConnectionError/queueFull(limit:)`` when the window is full (or other sends
+    ///   wait for room): nothing was kept.
     public func send(_ event: String, _ payload: JSONValue) async throws {
         try transmit(.event(name: event, data: payload))
     }
 
+    /// Sends `event` like ``send(_:_:)``, but when the window is full waits up to `timeout` for
+    /// the server's acknowledgements to make room, behind the sends that waited first.
+    ///
+    /// ```swift
+    /// try await driver.send("position", payload, waitingUpTo: .seconds(30))
+    /// ```
+    ///
+    /// - Throws: ``ConnectionError/queueFull(limit:)`` when no room was made within `timeout`,
+    ///   ``ConnectionError/cancelled`` as soon as the task is cancelled while waiting, and
+    ///   ``ConnectionError/connectionLost(_:)`` when the channel closes meanwhile (like waiting
+    ///   requests); nothing was kept then.
+    public func send(_ event: String, _ payload: JSONValue, waitingUpTo timeout: Duration) async throws {
+        try await waitingForRoom(upTo: timeout) { slot in try transmit(.event(name: event, data: payload), holding: slot, waits: timeout) }
+    }
+
     /// Sends a `request` envelope through the channel and waits at most `timeout` for its reply.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
+        try await request(event, payload, timeout: timeout, waitingUpTo: .zero)
+    }
+
+    /// Sends a request like ``request(_:_:timeout:)``, but when the window is full first waits up
+    /// to `room` for acknowledgements to make room (as ``send(_:_:waitingUpTo:)`` does); its
+    /// `timeout` counts from when it was sent.
+    public func request(_ event: String, _ payload: JSONValue, timeout: Duration, waitingUpTo room: Duration) async throws -> Response {
         let deadline = PendingReplies<Int, Response, ConnectionError>.Deadline(after: timeout, on: timeline) { _ in
             .timedOut(event: event, after: timeout)
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            do {
-                try transmit(.request(name: event, data: payload)) { id in
-                    requests.add(id, deadline: deadline) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+        return try await waitingForRoom(upTo: room) { slot in
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try transmit(.request(name: event, data: payload), holding: slot, waits: room) { id in
+                        requests.add(id, deadline: deadline) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
                 }
-            } catch {
-                continuation.resume(throwing: error)
             }
+        }
+    }
+
+    /// Runs `send` (holding no slot); when it found the window full, waits up to `timeout` for
+    /// room (``FailoverRoomWaits``) and runs it again in the slot it holds then.
+    private func waitingForRoom<T>(upTo timeout: Duration, _ send: (_ slot: Int?) async throws -> T) async throws -> T {
+        do {
+            return try await send(nil)
+        } catch let full as FailoverRoomWaits.Full {
+            try await roomWaits.wait(
+                full.token, upTo: timeout, closed: Self.closed,
+                line: { state.withLockedValue { $0.waitForRoom(full.token) } },
+                ended: { state.withLockedValue { $0.ledger.roomWaitEnded(full.token) } }
+            )
+            return try await send(full.token)
         }
     }
 
@@ -172,15 +222,24 @@ public final class FailoverDriver: ConnectionDriver {
     /// behind the server is, or how much a switch will send again.
     public var unacknowledgedCount: Int { snapshot.unacknowledged }
 
-    /// Numbers `message` (a decline is not numbered) and writes it on the current link, in
-    /// order; `registering` learns a request's id before anything is written.
-    /// - Throws: ``ConnectionError/queueFull(limit:)`` past the window (nothing was kept).
-    func transmit(_ message: FailoverChannel.Outgoing, registering: (Int) -> Void = { _ in }) throws {
+    /// Numbers `message` (in the slot `token` holds, if any; a decline is not numbered) and
+    /// writes it on the current link, in order; `registering` learns a request's id before
+    /// anything is written.
+    /// - Throws: ``ConnectionError/queueFull(limit:)`` past the window (nothing was kept); when
+    ///   the caller `waits` a while for room, ``FailoverRoomWaits/Full`` with the token to wait with.
+    func transmit(
+        _ message: FailoverChannel.Outgoing, holding token: Int? = nil, waits: Duration = .zero, registering: (Int) -> Void = { _ in }
+    ) throws {
         let now = timeline.now()
-        let outcome = state.withLockedValue { machine -> Result<Machine.SendAction, ReliableChannelError> in
-            Result { () throws(ReliableChannelError) in try machine.send(message, now: now) }
+        let outcome = state.withLockedValue { machine -> Result<Machine.SendAction, any Error> in
+            do throws(ReliableChannelError) {
+                return .success(try machine.send(message, holding: token, now: now))
+            } catch {
+                guard token == nil, waits > .zero else { return .failure(ConnectionError.queueFull(limit: options.window)) }
+                return .failure(FailoverRoomWaits.Full(token: machine.ledger.roomToken()))
+            }
         }
-        guard case .success(let action) = outcome else { throw ConnectionError.queueFull(limit: options.window) }
+        let action = try outcome.get()
         if let id = action.requestID { registering(id) }
         write(action.write)
     }
@@ -193,16 +252,6 @@ public final class FailoverDriver: ConnectionDriver {
             for envelope in batch.envelopes { batch.link.send(envelope) }
             next = state.withLockedValue { $0.written(generation: batch.generation) }
         }
-    }
-}
-
-extension FailoverDriver {
-    /// The server's answer to a resume of a channel it does not hold (ReliableChannels' refusal).
-    static let unknownChannelMessage = "unknown or expired channel"
-
-    /// The server no longer holds the channel.
-    struct ChannelGone: Error {
-        let message: String
     }
 }
 

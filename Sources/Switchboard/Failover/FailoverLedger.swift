@@ -1,7 +1,8 @@
 import SocketIOProtocol
 
 /// A failover channel's books, as a value type: its id, what it numbered and the server has not
-/// acknowledged yet (and when each went out), what it delivered and has yet to acknowledge.
+/// acknowledged yet (and when each went out), the sends waiting for room in that window, what
+/// it delivered and has yet to acknowledge.
 /// ``FailoverChannelStateMachine`` keeps one and decides when to use it; nothing here knows
 /// about links or policies.
 struct FailoverLedger: Sendable {
@@ -16,6 +17,8 @@ struct FailoverLedger: Sendable {
     private(set) var nextRequestID = 0
     /// When each numbered message went out on the current link (round trips, stalls).
     private(set) var sentAt: [UInt64: Duration] = [:]
+    /// The sends waiting for room in the window, and the slots held for those admitted.
+    private(set) var room = FailoverRoom()
 
     init(channelID: String, window: Int, ackEvery: Int) {
         self.channelID = channelID
@@ -29,10 +32,35 @@ struct FailoverLedger: Sendable {
         return nextRequestID
     }
 
-    /// Numbers `envelope` and keeps it until acknowledged.
-    /// - Throws: ``ReliableChannelError/windowFull(window:)`` (nothing was kept).
-    mutating func number(_ envelope: Envelope) throws(ReliableChannelError) -> UInt64 {
-        try sender.send(envelope)
+    /// Numbers `envelope` and keeps it until acknowledged, in the slot `token` holds if any.
+    /// - Throws: ``ReliableChannelError/windowFull(window:)`` when the window is full or others
+    ///   wait for room (nothing was kept).
+    mutating func number(_ envelope: Envelope, holding token: Int? = nil) throws(ReliableChannelError) -> UInt64 {
+        guard room.admits(token, unacknowledged: sender.unacknowledged.count, window: sender.window) else {
+            throw .windowFull(window: sender.window)
+        }
+        if let token { room.used(token) }
+        return try sender.send(envelope)
+    }
+
+    // MARK: - Waiting for room
+
+    /// A token for a send that found the window full and will wait.
+    mutating func roomToken() -> Int { room.token() }
+
+    /// `token` waits for room: `true` when it holds a slot at once.
+    mutating func waitForRoom(_ token: Int) -> Bool {
+        room.wait(token, unacknowledged: sender.unacknowledged.count, window: sender.window)
+    }
+
+    /// `token`'s send gave up: the tokens that hold a slot now instead (see ``FailoverRoom/ended(_:unacknowledged:window:)``).
+    mutating func roomWaitEnded(_ token: Int) -> [Int] {
+        room.ended(token, unacknowledged: sender.unacknowledged.count, window: sender.window)
+    }
+
+    /// Acknowledgements made room: the waiting tokens that hold a slot now, oldest first.
+    mutating func admitWaiting() -> [Int] {
+        room.admit(unacknowledged: sender.unacknowledged.count, window: sender.window)
     }
 
     /// Message `seq` goes out on the link now: what to write. What was delivered is acknowledged

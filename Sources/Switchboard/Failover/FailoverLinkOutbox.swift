@@ -12,30 +12,38 @@ struct FailoverLinkOutbox<Link: Sendable>: Sendable {
     /// Someone is writing: later envelopes join ``queued`` for that writer.
     private(set) var writing = false
 
+    /// Envelopes to write on `link` in this order. Whoever gets one is the link's writer until
+    /// ``FailoverLinkOutbox/written()`` returns `nil`.
+    struct Batch: Sendable {
+        let link: Link
+        let generation: Int
+        let envelopes: [Envelope]
+    }
+
     init(generation: Int, link: Link) {
         self.generation = generation
         self.link = link
     }
 
     /// Queues `envelopes`; returns them when the caller becomes the writer (nobody writes now).
-    mutating func enqueue(_ envelopes: [Envelope]) -> [Envelope]? {
+    mutating func enqueue(_ envelopes: [Envelope]) -> Batch? {
         guard !envelopes.isEmpty else { return nil }
         guard !writing else {
             queued += envelopes
             return nil
         }
         writing = true  // nothing is queued: the last writer took all of it
-        return envelopes
+        return Batch(link: link, generation: generation, envelopes: envelopes)
     }
 
     /// The writer wrote its batch: the next one, or `nil` (it is no longer the writer).
-    mutating func written() -> [Envelope]? {
+    mutating func written() -> Batch? {
         guard writing else { return nil }
         guard !queued.isEmpty else {
             writing = false
             return nil
         }
         defer { queued = [] }
-        return queued
+        return Batch(link: link, generation: generation, envelopes: queued)
     }
 }

@@ -121,7 +121,7 @@ struct FailoverChannelStateMachineTests {
         _ = machine.resumeStarting(generation: 3, link: "L2", transport: .webSocket, waiter: 2, newChannel: nil)
         let refused = machine.linkReported(Self.report(.error(id: nil, message: "unknown or expired channel c1")), generation: 3, now: .zero)
         #expect(refused.resume?.waiter == 2)
-        #expect(throws: FailoverDriver.ChannelGone.self) { try refused.resume?.result.get() }
+        #expect(throws: FailoverChannel.ChannelGone.self) { try refused.resume?.result.get() }
         guard case .send(let resume) = machine.resumeStarting(
             generation: 3, link: "L2", transport: .webSocket, waiter: 3, newChannel: .init(id: "c2", reason: "gone")
         ) else {

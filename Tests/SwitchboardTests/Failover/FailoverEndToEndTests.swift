@@ -133,14 +133,15 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(120)
         while sent < count || switchCount.withLockedValue({ $0 }) < 20, ContinuousClock.now < deadline {
             do {
-                try await connection.send("up", .number(Double(sent)))
-                sent += 1
-                if sent % 50 == 0 {
-                    sample()
-                    try await Task.sleep(for: .milliseconds(10))  // paced
-                }
+                // A window ahead of the server, this waits for its acknowledgements to make room.
+                try await driver.send("up", .number(Double(sent)), waitingUpTo: ContinuousClock.now.duration(to: deadline))
             } catch ConnectionError.queueFull {
-                try await Task.sleep(for: .milliseconds(10))
+                break  // no room within the minute: the checks below say what is missing
+            }
+            sent += 1
+            if sent % 50 == 0 {
+                sample()
+                try await Task.sleep(for: .milliseconds(10))  // paced: the rate up, not a wait for anything
             }
         }
         // Server → client: at least `count` (the faults go on meanwhile).
@@ -151,18 +152,13 @@ import Testing
         let pushed = await pushing.value
         let total = sent
         let diagnose = { "client: \(driver.diagnostics)\nserver: \(channels.diagnostics)" }
-        var reply: Response?
-        let replyDeadline = ContinuousClock.now + .seconds(60)
-        while reply == nil {
-            guard ContinuousClock.now < replyDeadline else {
-                Issue.record("the channel made no progress for a minute:\n\(diagnose())")
-                break
-            }
-            do {
-                reply = try await connection.request("echo", "still here")
-            } catch ConnectionError.queueFull {
-                try await Task.sleep(for: .milliseconds(5))  // the window is full: wait for acks
-            }
+        let reply: Response?
+        do {
+            // The window may be full: the request waits for the server's acknowledgements first.
+            reply = try await driver.request("echo", "still here", timeout: .seconds(20), waitingUpTo: .seconds(60))
+        } catch ConnectionError.queueFull {
+            Issue.record("the channel made no progress for a minute:\n\(diagnose())")
+            reply = nil
         }
         #expect(reply?.value == "still here", "a request gets its reply across the switches")
 
