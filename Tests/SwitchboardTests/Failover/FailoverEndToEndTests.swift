@@ -136,7 +136,7 @@ import Testing
                 // A window ahead of the server, this waits for its acknowledgements to make room.
                 try await driver.send("up", .number(Double(sent)), waitingUpTo: ContinuousClock.now.duration(to: deadline))
             } catch ConnectionError.queueFull {
-                break  // no room within the minute: the checks below say what is missing
+                break  // no room before the deadline: the checks below say what is missing
             }
             sent += 1
             if sent % 50 == 0 {
