@@ -45,9 +45,9 @@ public final class ReliableChannel: Sendable {
     }
 
     /// Sends `event` like ``send(_:_:)``, but when the window is full waits up to `timeout` for
-    /// the client's acknowledgements to make room (then throws `windowFull`). Use it in
-    /// handlers that answer with events: the client's acknowledgements keep flowing while a
-    /// handler waits.
+    /// the client's acknowledgements to make room (then throws `windowFull`; also at once when
+    /// the task is cancelled, nothing sent). Use it in handlers that answer with events: the
+    /// client's acknowledgements keep flowing while a handler waits.
     public func send(_ event: String, _ data: JSONValue = nil, waitingUpTo timeout: Duration) async throws(ReliableChannelError) {
         try await hub.send(.event(name: event, data: data), on: id, waitingUpTo: timeout)
     }

@@ -12,7 +12,8 @@ extension ReliableChannels {
     }
 
     /// ``send(_:on:)``, waiting up to `timeout` for room when the window is full (the client's
-    /// acknowledgements make it).
+    /// acknowledgements make it). A cancelled task stops waiting at once: `windowFull`, nothing
+    /// sent.
     func send(_ envelope: Envelope, on id: String, waitingUpTo timeout: Duration) async throws(ReliableChannelError) {
         let deadline = timeline.now() + timeout
         while true {
@@ -21,7 +22,7 @@ extension ReliableChannels {
                 return
             } catch .windowFull(let window) {
                 let remaining = deadline - timeline.now()
-                guard remaining > .zero else { throw .windowFull(window: window) }
+                guard remaining > .zero, !Task.isCancelled else { throw .windowFull(window: window) }
                 await waitForRoom(on: id, upTo: remaining, window: window)
             }
         }
@@ -46,21 +47,32 @@ extension ReliableChannels {
         return try result.get()
     }
 
-    /// Returns when channel `id` has room in its window, it is gone, or `timeout` passed.
+    /// Returns when channel `id` has room in its window, it is gone, `timeout` passed, or the
+    /// task was cancelled.
     private func waitForRoom(on id: String, upTo timeout: Duration, window: Int) async {
         let token = transition { $0.reserveRoomWait() }
         let deadline = PendingReplies<Int, Void, ReliableChannelError>.Deadline(after: timeout, on: timeline) { [weak self] token in
             self?.transition { $0.roomWaitEnded(token, on: id) }
             return .windowFull(window: window)
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Registered before the machine hears of it, so an acknowledgement right after the
-            // check below wakes it.
-            roomWaits.add(token, deadline: deadline) { _ in continuation.resume() }
-            // Checked in the transition acknowledgements take: none slips in between.
-            if !transition({ $0.waitForRoom(on: id, token: token) }) {
-                roomWaits.settle(token, with: .success(()))
+        let cancelled: @Sendable () -> Void = { [weak self] in
+            self?.transition { $0.roomWaitEnded(token, on: id) }
+            self?.roomWaits.settle(token, with: .failure(.windowFull(window: window)))
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Registered before the machine hears of it, so an acknowledgement right after the
+                // check below wakes it.
+                roomWaits.add(token, deadline: deadline) { _ in continuation.resume() }
+                // Checked in the transition acknowledgements take: none slips in between.
+                if !transition({ $0.waitForRoom(on: id, token: token) }) {
+                    roomWaits.settle(token, with: .success(()))
+                }
+                // Cancelled before it was registered: the handler below found nothing to end.
+                if Task.isCancelled { cancelled() }
             }
+        } onCancel: {
+            cancelled()
         }
     }
 

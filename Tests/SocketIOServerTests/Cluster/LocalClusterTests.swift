@@ -267,6 +267,7 @@ struct LocalClusterTests {
         try await withMetricsFactory(metrics) {
           try await ClusterHarness.with(transports: endpoints) { cluster in
             let news = cluster.sockets[1].events(named: "news")
+            let newsOfServer0 = cluster.sockets[0].events(named: "news")
             func broadcast(_ text: String, _ sequence: UInt64) -> ClusterMessage {
                 ClusterMessage(
                     uid: "0123456789abcdef", namespace: "/",
@@ -282,6 +283,8 @@ struct LocalClusterTests {
             )))  // socket.io's servers do not number theirs
             let fresh = try await news.first(3, "the fresh ones").map(\.items)
             #expect(fresh == [["one"], ["three"], ["unnumbered"]])
+            // Server 0 got them too, on its own receiving task: its counts hold once its client has them.
+            #expect(try await newsOfServer0.first(3, "server 0's fresh ones").map(\.items) == fresh)
             #expect(cluster.namespaces[1].missedClusterMessageCount == 1)
             #expect(cluster.namespaces[0].missedClusterMessageCount == 1)  // injected to every server
             // Both servers count into the test backend: one lost and one copy each.

@@ -51,6 +51,41 @@ struct ReliableChannelFlowTests {
         await running.stop()
     }
 
+    /// A send waiting for room whose task is cancelled stops at once (`windowFull`, nothing
+    /// sent), not when its minute is up.
+    @Test func aCancelledWaitForRoomEndsAtOnce() async throws {
+        let server = SocketIOServer(logger: Self.silent)
+        let channels = ReliableChannels(server: server, window: 4)
+        let outcome = AsyncStream<Result<Void, any Error>>.makeStream()
+        channels.onChannel { channel in
+            channel.on("echo") { data in
+                guard data == 5 else {
+                    try? await channel.send("echo", data, waitingUpTo: .seconds(60))
+                    return
+                }
+                let waiting = Task { try await channel.send("echo", data, waitingUpTo: .seconds(60)) }
+                waiting.cancel()
+                outcome.continuation.yield(await waiting.result)
+            }
+        }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+
+        let socket = try await RawWebSocket.open(port: running.port, target: "/ws?channel=cancel")
+        try socket.send(text: #"{"type":"resume","channel":"cancel","received":0}"#)
+        _ = try await socket.nextText()
+        for number in 1...5 {
+            try socket.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
+        }
+        let seen = try await Self.events(4, from: socket)
+        #expect(seen.map(\.0) == Array(1...4))
+        let result = try await outcome.stream.first(1, within: 10, "the cancelled send's outcome")
+        let failure = result.first.flatMap { if case .failure(let error) = $0 { error as? ReliableChannelError } else { nil } }
+        #expect(failure == .windowFull(window: 4), "\(result)")
+        socket.drop()
+        await running.stop()
+    }
+
     /// A resume acknowledges what the client says it received: answers waiting for room go on
     /// at once on the new transport (they waited out their whole timeout before).
     @Test func aResumeMakesRoomForTheAnswersWaitingForIt() async throws {
