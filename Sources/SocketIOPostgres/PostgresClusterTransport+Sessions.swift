@@ -60,7 +60,16 @@ extension PostgresClusterTransport: ClusterSessionStore {
     /// The highest journaled number of each origin in `namespace`.
     public func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
         guard !origins.isEmpty else { return [:] }
-        let rows = try await queries.run(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
+        return try await lastJournaled(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
+    }
+
+    public func lastJournaled(namespace: String) async throws -> [String: UInt64] {
+        try await lastJournaled(try sessionTable.orClosed().lastJournaled(namespace: namespace))
+    }
+
+    /// Runs `query` (origin, highest number) and reads its rows.
+    private func lastJournaled(_ query: PostgresQuery) async throws -> [String: UInt64] {
+        let rows = try await queries.run(query)
         var last: [String: UInt64] = [:]
         for row in rows {
             let (origin, number) = try row.decode((String, Int64).self)

@@ -140,4 +140,9 @@ struct SessionTable: Sendable, Hashable {
     func lastJournaled(namespace: String, origins: [String]) -> PostgresQuery {
         "SELECT origin, max(seq) FROM \(unescaped: journal.name) WHERE nsp = \(namespace) AND origin = ANY(\(origins)::text[]) GROUP BY origin"
     }
+
+    /// Every origin's highest number in `namespace`.
+    func lastJournaled(namespace: String) -> PostgresQuery {
+        "SELECT origin, max(seq) FROM \(unescaped: journal.name) WHERE nsp = \(namespace) AND seq IS NOT NULL GROUP BY origin"
+    }
 }

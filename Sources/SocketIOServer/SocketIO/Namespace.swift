@@ -69,7 +69,7 @@ public final class Namespace: Sendable {
     func startCluster() async throws {
         guard let cluster else { return }
         try await cluster.start(receiver: self)
-        try await durable?.start(owner: cluster.uid)
+        try await durable?.start(owner: cluster.uid, namespace: name)
     }
 
     /// Writes the sessions' last changes, then leaves the cluster.

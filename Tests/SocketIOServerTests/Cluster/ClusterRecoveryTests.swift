@@ -12,20 +12,18 @@ import Testing
 /// The same over PostgreSQL, with processes and a load balancer: `LoadBalancerTests`.
 @Suite("Connection state recovery across servers")
 struct ClusterRecoveryTests {
-    /// Two servers on one bus and one store, each with `/news` (a new socket joins `room1` and
-    /// gets data), and what their connection handlers saw.
-    static func withTwoServers(
-        options: ClusterOptions = ClusterOptions(),
-        _ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void
-    ) async throws {
-        let bus = LocalClusterBus()
-        let shared = MemorySessionStore.Shared()
-        let sockets = NIOLockedValueBox<[ServerSocket]>([])
-        func configure(_ configuration: inout SocketIOServer.Configuration) {
+    /// A server's configuration on `bus` and `shared` (recovery on, the in-memory store).
+    static func configure(bus: LocalClusterBus, shared: MemorySessionStore.Shared, options: ClusterOptions) -> (inout SocketIOServer.Configuration) -> Void {
+        { configuration in
             configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
             configuration.adapter = .cluster(MemorySessionStore(bus: bus, shared: shared), options)
         }
-        let setup: (SocketIOServer) -> Void = { server in
+    }
+
+    /// `/news`, where a new socket joins `room1` and gets data; `sockets` collects what the
+    /// connection handler saw.
+    static func setup(_ sockets: NIOLockedValueBox<[ServerSocket]>) -> (SocketIOServer) -> Void {
+        { server in
             server.namespace("/news").onConnection { socket in
                 if !socket.recovered {
                     // Data first: a client that got a room1 event knows both are recorded.
@@ -35,13 +33,33 @@ struct ClusterRecoveryTests {
                 sockets.withLockedValue { $0.append(socket) }
             }
         }
-        try await DemoServer.with(configure, setup: setup) { a in
-            try await DemoServer.with(configure, setup: setup) { b in
+    }
+
+    /// Two servers on one bus and one store, each with `/news` (``setup(_:)``), and what their
+    /// connection handlers saw.
+    static func withTwoServers(
+        options: ClusterOptions = ClusterOptions(),
+        _ body: (DemoServer, DemoServer, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void
+    ) async throws {
+        try await withTwoServers(options: options) { a, b, _, shared, sockets in try await body(a, b, shared, sockets) }
+    }
+
+    /// As ``withTwoServers(options:_:)-…``, also giving `body` the bus.
+    static func withTwoServers(
+        options: ClusterOptions = ClusterOptions(),
+        _ body: (DemoServer, DemoServer, LocalClusterBus, MemorySessionStore.Shared, NIOLockedValueBox<[ServerSocket]>) async throws -> Void
+    ) async throws {
+        let bus = LocalClusterBus()
+        let shared = MemorySessionStore.Shared()
+        let sockets = NIOLockedValueBox<[ServerSocket]>([])
+        let configure = Self.configure(bus: bus, shared: shared, options: options)
+        try await DemoServer.with(configure, setup: setup(sockets)) { a in
+            try await DemoServer.with(configure, setup: setup(sockets)) { b in
                 try await withTimeout(10, "both servers see each other") {
                     await a.server.namespace("/news").waitForServers(2)
                     await b.server.namespace("/news").waitForServers(2)
                 }
-                try await body(a, b, shared, sockets)
+                try await body(a, b, bus, shared, sockets)
             }
         }
     }
@@ -181,6 +199,37 @@ struct ClusterRecoveryTests {
                 await b.server.namespace("/news").stopCluster()
             }
             second.socket.drop()
+        }
+    }
+
+    @Test("a server started after the events a client missed, from a server gone since: the client recovers there at once with every one of them, from the journal")
+    func recoversOnAServerStartedLater() async throws {
+        try await Self.withTwoServers { a, _, bus, shared, sockets in
+            let newsA = a.server.namespace("/news")
+            let first = try await EngineWebSocket.open(port: a.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            newsA.to("room1").emit("tick", 1)
+            let tick1 = try RecoveryTests.event(try await first.next("tick 1"))
+            await newsA.durable?.keeper.flush()
+            first.socket.drop()
+            try await RecoveryTests.waitForDrop(a, id: sid)
+            newsA.to("room1").emit("tick", 2)
+            newsA.to("room1").emit("tick", 3)
+            // Published (so journaled) in order before this returns; then server a is gone
+            // (every message is numbered, heartbeats too: only a server that left is silent).
+            try await #require(newsA.cluster).publishAwaiting(.none(.heartbeat))
+            await a.stop()
+
+            try await DemoServer.with(Self.configure(bus: bus, shared: shared, options: ClusterOptions()), setup: Self.setup(sockets)) { c in
+                let second = try await EngineWebSocket.open(port: c.port)
+                try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+                let (events, recoveredReply) = try await Self.readThroughReply(second, events: 2)
+                #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+                #expect(events.map(\.items) == [["tick", 2], ["tick", 3]])
+                second.socket.drop()
+            }
         }
     }
 }

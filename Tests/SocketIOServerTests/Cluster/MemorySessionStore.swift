@@ -115,10 +115,18 @@ final class MemorySessionStore: ClusterSessionStore {
         }
     }
 
+    func lastJournaled(namespace: String) async throws -> [String: UInt64] {
+        try await lastJournaled(namespace: namespace, origins: nil)
+    }
+
     func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
+        try await lastJournaled(namespace: namespace, origins: Optional(origins))
+    }
+
+    private func lastJournaled(namespace: String, origins: [String]?) async throws -> [String: UInt64] {
         shared.state.withLockedValue { state in
             var last: [String: UInt64] = [:]
-            for message in state.journal where message.namespace == namespace && origins.contains(message.originTag) {
+            for message in state.journal where message.namespace == namespace && origins?.contains(message.originTag) != false {
                 if let sequence = message.sequence { last[message.originTag] = max(last[message.originTag] ?? 0, sequence) }
             }
             return last

@@ -39,6 +39,11 @@ public protocol ClusterSessionStore: ClusterTransport {
 
     /// The highest number in the journal of each of `origins` (origin tags) in `namespace`.
     func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64]
+
+    /// The highest number in the journal of every origin (tag) in `namespace`. A server reads
+    /// it once it listens: what is numbered up to there will not reach it live, so a client
+    /// recovering on it gets that part from the journal, at once.
+    func lastJournaled(namespace: String) async throws -> [String: UInt64]
 }
 
 /// One session as the store keeps it.

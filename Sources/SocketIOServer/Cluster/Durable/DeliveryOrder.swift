@@ -26,6 +26,12 @@ final class DeliveryOrder: Sendable {
             frontier.advance(uid, to: sequence)
         }
 
+        /// Starts from `horizon` (origin tags and numbers): what was numbered up to there, before
+        /// this server listened, will never be delivered here, and no socket here needs it.
+        mutating func start(from horizon: [String: UInt64]) {
+            frontier = frontier.merged(with: ClusterFrontier(seen: horizon))
+        }
+
         /// The offset of the event being delivered: the frontier when it was numbered (and the
         /// frontier advanced to it), otherwise the frontier and a counter (a `local`
         /// broadcast, or an emit while the adapter is closing), unique in this namespace.

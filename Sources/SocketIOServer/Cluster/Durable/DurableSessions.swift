@@ -35,9 +35,16 @@ final class DurableSessions: Sendable {
         self.keeper = SessionKeeper(store: store, logger: logger)
     }
 
-    /// Prepares the store and starts writing as server `owner`.
-    func start(owner: String) async throws {
+    /// Prepares the store, starts the delivery order where the journal of `namespace` stands
+    /// (this server listens already: what is numbered after it comes live), and starts writing
+    /// as server `owner`. Without that start, a client recovering here with an offset naming a
+    /// server gone silent since would wait ``catchUpLimit`` for messages that never come here,
+    /// and miss those of them it had not had.
+    func start(owner: String, namespace: String) async throws {
         try await store.prepareSessions(retention: recovery.maxDisconnectionDuration)
+        let store = self.store
+        let horizon = try await bounded("reading the journal", { try await store.lastJournaled(namespace: namespace) })
+        order.inOrder { $0.start(from: horizon) }
         let keeper = self.keeper
         let clock = self.clock
         let task = Task { await keeper.run(owner: owner, clock: clock) }

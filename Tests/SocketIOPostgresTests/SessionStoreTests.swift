@@ -1,0 +1,64 @@
+import Foundation
+import SocketIOProtocol
+import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+@testable import SocketIOPostgres
+
+/// The transport as a `ClusterSessionStore`, against a real PostgreSQL
+/// (`SWITCHBOARD_POSTGRES_URL`): sessions taken once, the old owner's writes ignored after, the
+/// journal's last numbers and its ranges per origin. (End to end, with processes and a load
+/// balancer: `LoadBalancerTests`.)
+@Suite("PostgreSQL session store", .serialized)
+struct SessionStoreTests {
+    static func broadcast(_ uid: String, _ sequence: UInt64, namespace: String = "/") -> ClusterMessage {
+        ClusterMessage(
+            uid: uid, namespace: namespace,
+            payload: .broadcast(packet: ClusterPacket(event: "tick", items: [.number(Double(sequence))], namespace: namespace), options: ClusterBroadcastOptions(), requestId: nil),
+            sequence: sequence
+        )
+    }
+
+    @Test("a session is taken once (the old owner's writes are ignored after); the journal's last numbers, all or some origins', and its ranges")
+    func store() async throws {
+        guard let url = try TestDatabase.url() else { return }
+        let name = TestDatabase.unique("store")
+        var options = TestDatabase.options(name)
+        options.sessionTableName = name + "_sessions"
+        let transport = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
+        do {
+            try await transport.prepareSessions(retention: .seconds(120))
+            let (a, b) = ("aaaaaaaa00000001", "bbbbbbbb00000002")
+            let sent = [Self.broadcast(a, 1), Self.broadcast(b, 1), Self.broadcast(a, 2), Self.broadcast(a, 3), Self.broadcast(b, 2)]
+            try await transport.publish(sent + [Self.broadcast(a, 9, namespace: "/other")])
+            #expect(try await transport.lastJournaled(namespace: "/") == ["aaaaaaaa": 3, "bbbbbbbb": 2])
+            #expect(try await transport.lastJournaled(namespace: "/", origins: ["bbbbbbbb"]) == ["bbbbbbbb": 2])
+            #expect(try await transport.lastJournaled(namespace: "/nobody") == [:])
+
+            let session = ClusterSession(pid: "p1", id: "s1", namespace: "/", rooms: ["s1", "room"], data: ["user": "ada"])
+            try await transport.writeSessions([.connected(session)], owner: "server-1")
+            let taken = try #require(try await transport.takeSession(pid: "p1", namespace: "/", owner: "server-2", maxAge: .seconds(120)))
+            #expect(taken.session == session && taken.owner == "server-1")
+            // Server 1 no longer has it: its removal is ignored; the next take names server 2.
+            try await transport.writeSessions([.removed(pid: "p1")], owner: "server-1")
+            let again = try #require(try await transport.takeSession(pid: "p1", namespace: "/", owner: "server-3", maxAge: .seconds(120)))
+            #expect(again.owner == "server-2")
+            #expect(try await transport.takeSession(pid: "p1", namespace: "/other", owner: "server-3", maxAge: .seconds(120)) == nil)
+
+            // Origin a after 1 through 3; origin b from the session's creation through 2, in
+            // the order they were published.
+            let ranges = [
+                ClusterJournalRange(origin: "aaaaaaaa", after: 1, through: 3),
+                ClusterJournalRange(origin: "bbbbbbbb", after: nil, through: 2),
+            ]
+            let messages = try await transport.journal(namespace: "/", ranges: ranges, since: "-infinity")
+            #expect(messages.map { "\($0.originTag):\($0.sequence ?? 0)" } == ["bbbbbbbb:1", "aaaaaaaa:2", "aaaaaaaa:3", "bbbbbbbb:2"])
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
+    }
+}
