@@ -57,21 +57,19 @@ extension PostgresClusterTransport: ClusterSessionStore {
         return messages
     }
 
-    /// The highest journaled number of each origin in `namespace`.
+    /// The highest journaled number of each of `origins` in `namespace`.
     public func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
-        guard !origins.isEmpty else { return [:] }
-        return try await lastJournaled(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
+        origins.isEmpty ? [:] : try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
     }
 
+    /// The highest journaled number of every origin in `namespace`.
     public func lastJournaled(namespace: String) async throws -> [String: UInt64] {
-        try await lastJournaled(try sessionTable.orClosed().lastJournaled(namespace: namespace))
+        try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace))
     }
 
-    /// Runs `query` (origin, highest number) and reads its rows.
-    private func lastJournaled(_ query: PostgresQuery) async throws -> [String: UInt64] {
-        let rows = try await queries.run(query)
+    private func lastNumbers(_ query: PostgresQuery) async throws -> [String: UInt64] {
         var last: [String: UInt64] = [:]
-        for row in rows {
+        for row in try await queries.run(query) {
             let (origin, number) = try row.decode((String, Int64).self)
             last[origin] = UInt64(clamping: number)
         }

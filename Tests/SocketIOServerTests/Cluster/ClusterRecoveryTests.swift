@@ -64,6 +64,22 @@ struct ClusterRecoveryTests {
         }
     }
 
+    /// A client joins `/news` on `server` and gets `tick 1` there; its session is in the store
+    /// and its transport dropped. Returns its sid, pid and offset.
+    static func connectThenDrop(_ server: DemoServer) async throws -> (sid: String, pid: String, offset: String) {
+        let news = server.server.namespace("/news")
+        let client = try await EngineWebSocket.open(port: server.port)
+        let reply = try await client.connect("/news")
+        let sid = try #require(reply["sid"]?.stringValue)
+        let pid = try #require(reply["pid"]?.stringValue)
+        news.to("room1").emit("tick", 1)
+        let tick = try RecoveryTests.event(try await client.next("tick 1"))
+        await news.durable?.keeper.flush()
+        client.socket.drop()
+        try await RecoveryTests.waitForDrop(server, id: sid)
+        return (sid, pid, tick.offset)
+    }
+
     /// Reads packets until the CONNECT reply (`40/news,{…}`); returns the events before and after it.
     static func readThroughReply(_ socket: EngineWebSocket, events expected: Int) async throws -> (events: [(items: [JSONValue], offset: String)], reply: String) {
         var events: [(items: [JSONValue], offset: String)] = []
@@ -175,22 +191,15 @@ struct ClusterRecoveryTests {
 
     @Test("a session store that stops answering: a recovering client gets a fresh session after requestTimeout, and a stopping server gives up its last writes after it; neither hangs")
     func storeStopsAnswering() async throws {
-        try await Self.withTwoServers(options: ClusterOptions(requestTimeout: .milliseconds(300))) { a, b, shared, _ in
+        try await Self.withTwoServers(options: ClusterOptions(requestTimeout: .seconds(2))) { a, b, shared, _ in
+            // Two seconds: the same bound holds the start's read of the journal, which a suite
+            // running in parallel on two cores can keep from running for a few hundred milliseconds.
             defer { shared.release() }
-            let newsA = a.server.namespace("/news")
-            let first = try await EngineWebSocket.open(port: a.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
-            newsA.to("room1").emit("tick", 1)
-            let tick = try RecoveryTests.event(try await first.next("tick 1"))
-            await newsA.durable?.keeper.flush()
-            first.socket.drop()
-            try await RecoveryTests.waitForDrop(a, id: sid)
+            let (sid, pid, offset) = try await Self.connectThenDrop(a)
 
             shared.stall()
             let second = try await EngineWebSocket.open(port: b.port)
-            let fresh = try await second.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(tick.offset)"}"#)
+            let fresh = try await second.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(offset)"}"#)
             #expect(fresh["sid"]?.stringValue != sid)
             #expect(fresh["pid"]?.stringValue != pid)
             #expect(shared.stuckCalls >= 1, "the take is still waiting in the store")
@@ -206,15 +215,7 @@ struct ClusterRecoveryTests {
     func recoversOnAServerStartedLater() async throws {
         try await Self.withTwoServers { a, _, bus, shared, sockets in
             let newsA = a.server.namespace("/news")
-            let first = try await EngineWebSocket.open(port: a.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
-            newsA.to("room1").emit("tick", 1)
-            let tick1 = try RecoveryTests.event(try await first.next("tick 1"))
-            await newsA.durable?.keeper.flush()
-            first.socket.drop()
-            try await RecoveryTests.waitForDrop(a, id: sid)
+            let (sid, pid, offset) = try await Self.connectThenDrop(a)
             newsA.to("room1").emit("tick", 2)
             newsA.to("room1").emit("tick", 3)
             // Published (so journaled) in order before this returns; then server a is gone
@@ -224,7 +225,7 @@ struct ClusterRecoveryTests {
 
             try await DemoServer.with(Self.configure(bus: bus, shared: shared, options: ClusterOptions()), setup: Self.setup(sockets)) { c in
                 let second = try await EngineWebSocket.open(port: c.port)
-                try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+                try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(offset)"}"#)
                 let (events, recoveredReply) = try await Self.readThroughReply(second, events: 2)
                 #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
                 #expect(events.map(\.items) == [["tick", 2], ["tick", 3]])

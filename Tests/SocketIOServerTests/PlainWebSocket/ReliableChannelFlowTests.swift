@@ -22,23 +22,32 @@ struct ReliableChannelFlowTests {
         return events
     }
 
-    @Test func answersWaitForRoomAndArriveOnceInOrder() async throws {
+    /// A server whose channels (window 4) answer `echo` with `answer`, started on a free port.
+    static func start(answer: @escaping @Sendable (ReliableChannel, JSONValue) async -> Void) async throws -> RunningServer {
         let server = SocketIOServer(logger: Self.silent)
         let channels = ReliableChannels(server: server, window: 4)
         channels.onChannel { channel in
-            channel.on("echo") { data in
-                try? await channel.send("echo", data, waitingUpTo: .seconds(60))
-            }
+            channel.on("echo") { data in await answer(channel, data) }
         }
         server.onPlainWebSocket { connection in try await channels.serve(connection) }
-        let running = try await server.start(host: "127.0.0.1", port: 0)
+        return try await server.start(host: "127.0.0.1", port: 0)
+    }
 
-        let socket = try await RawWebSocket.open(port: running.port, target: "/ws?channel=flow")
-        try socket.send(text: #"{"type":"resume","channel":"flow","received":0}"#)
-        #expect(try await socket.nextText() == #"{"type":"resumed","channel":"flow","received":0}"#)
-        for number in 1...10 {
+    /// A WebSocket opening channel `name` (a resume from 0, answered in kind), which then sends
+    /// `echo` events `numbers` (numbered as their value).
+    static func open(_ name: String, port: Int, sending numbers: ClosedRange<Int>) async throws -> RawWebSocket {
+        let socket = try await RawWebSocket.open(port: port, target: "/ws?channel=\(name)")
+        try socket.send(text: #"{"type":"resume","channel":"\#(name)","received":0}"#)
+        #expect(try await socket.nextText("resumed") == #"{"type":"resumed","channel":"\#(name)","received":0}"#)
+        for number in numbers {
             try socket.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
         }
+        return socket
+    }
+
+    @Test func answersWaitForRoomAndArriveOnceInOrder() async throws {
+        let running = try await Self.start { channel, data in try? await channel.send("echo", data, waitingUpTo: .seconds(60)) }
+        let socket = try await Self.open("flow", port: running.port, sending: 1...10)
         // A window's worth arrives; the rest waits for the client's acknowledgements.
         var seen = try await Self.events(4, from: socket)
         try socket.send(text: #"{"type":"ack","seq":4}"#)
@@ -54,29 +63,17 @@ struct ReliableChannelFlowTests {
     /// A send waiting for room whose task is cancelled stops at once (`windowFull`, nothing
     /// sent), not when its minute is up.
     @Test func aCancelledWaitForRoomEndsAtOnce() async throws {
-        let server = SocketIOServer(logger: Self.silent)
-        let channels = ReliableChannels(server: server, window: 4)
         let outcome = AsyncStream<Result<Void, any Error>>.makeStream()
-        channels.onChannel { channel in
-            channel.on("echo") { data in
-                guard data == 5 else {
-                    try? await channel.send("echo", data, waitingUpTo: .seconds(60))
-                    return
-                }
-                let waiting = Task { try await channel.send("echo", data, waitingUpTo: .seconds(60)) }
-                waiting.cancel()
-                outcome.continuation.yield(await waiting.result)
+        let running = try await Self.start { channel, data in
+            guard data == 5 else {
+                try? await channel.send("echo", data, waitingUpTo: .seconds(60))
+                return
             }
+            let waiting = Task { try await channel.send("echo", data, waitingUpTo: .seconds(60)) }
+            waiting.cancel()
+            outcome.continuation.yield(await waiting.result)
         }
-        server.onPlainWebSocket { connection in try await channels.serve(connection) }
-        let running = try await server.start(host: "127.0.0.1", port: 0)
-
-        let socket = try await RawWebSocket.open(port: running.port, target: "/ws?channel=cancel")
-        try socket.send(text: #"{"type":"resume","channel":"cancel","received":0}"#)
-        _ = try await socket.nextText()
-        for number in 1...5 {
-            try socket.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
-        }
+        let socket = try await Self.open("cancel", port: running.port, sending: 1...5)
         let seen = try await Self.events(4, from: socket)
         #expect(seen.map(\.0) == Array(1...4))
         let result = try await outcome.stream.first(1, within: 10, "the cancelled send's outcome")
@@ -89,22 +86,8 @@ struct ReliableChannelFlowTests {
     /// A resume acknowledges what the client says it received: answers waiting for room go on
     /// at once on the new transport (they waited out their whole timeout before).
     @Test func aResumeMakesRoomForTheAnswersWaitingForIt() async throws {
-        let server = SocketIOServer(logger: Self.silent)
-        let channels = ReliableChannels(server: server, window: 4)
-        channels.onChannel { channel in
-            channel.on("echo") { data in
-                try? await channel.send("echo", data, waitingUpTo: .seconds(60))
-            }
-        }
-        server.onPlainWebSocket { connection in try await channels.serve(connection) }
-        let running = try await server.start(host: "127.0.0.1", port: 0)
-
-        let first = try await RawWebSocket.open(port: running.port, target: "/ws?channel=move")
-        try first.send(text: #"{"type":"resume","channel":"move","received":0}"#)
-        _ = try await first.nextText()
-        for number in 1...6 {
-            try first.send(text: #"{"type":"event","event":"echo","data":\#(number),"seq":\#(number)}"#)
-        }
+        let running = try await Self.start { channel, data in try? await channel.send("echo", data, waitingUpTo: .seconds(60)) }
+        let first = try await Self.open("move", port: running.port, sending: 1...6)
         var seen = try await Self.events(4, from: first)
         // The client moves without a word of acknowledgement; its resume says it has all four.
         // Like a client, it sends again what the server says it has not received.
