@@ -97,8 +97,12 @@ final class ManagerConnection: Sendable {
 
     // MARK: - For sockets
 
-    var isEngineOpen: Bool {
-        transition { $0.engine?.isOpen ?? false }
+    /// The open session's Engine.IO sid, `nil` while none is open.
+    var openEngineSID: String? {
+        transition { state in
+            guard state.engine?.isOpen == true, case .open(_, let sid) = state.machine.session else { return nil }
+            return sid
+        }
     }
 
     /// The Socket.IO revision of the current (or last) session.

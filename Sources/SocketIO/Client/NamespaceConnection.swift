@@ -52,8 +52,8 @@ final class NamespaceConnection: Sendable {
     /// The app wants the namespace connected (``Socket/startConnecting()``).
     func startConnecting() {
         manager.socketWantsConnection(self)
-        let engineOpen = manager.isEngineOpen
-        let (action, change) = transition { $0.connect(engineOpen: engineOpen) }
+        let engineSID = manager.openEngineSID
+        let (action, change) = transition { $0.connect(engineOpen: engineSID != nil, sid: engineSID ?? "") }
         switch action {
         case .none:
             return

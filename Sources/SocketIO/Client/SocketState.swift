@@ -25,8 +25,8 @@ struct SocketState: Sendable {
     }
 
     /// The app asked to connect: what to do, and the status to publish.
-    mutating func connect(engineOpen: Bool) -> (action: SocketStateMachine.ConnectAction, status: SocketStatus) {
-        (machine.connect(engineOpen: engineOpen), machine.status)
+    mutating func connect(engineOpen: Bool, sid: String = "") -> (action: SocketStateMachine.ConnectAction, status: SocketStatus) {
+        (machine.connect(engineOpen: engineOpen, sid: sid), machine.status)
     }
 
     /// The app disconnected: what to do, and the buffered packets dropped (their ack callers

@@ -98,7 +98,10 @@ struct SocketStateMachine: Sendable {
     /// Whether this connection attempt's CONNECT was asked for (so it goes out once).
     private var connectRequested = false
 
-    mutating func connect(engineOpen: Bool) -> ConnectAction {
+    /// The app connects; `sid` is the open engine session's (when `engineOpen`). Its CONNECT
+    /// is then sent for that session, so the session's own opening, when it reaches this socket
+    /// after (the app connected on the manager's `reconnect` event), sends no second one.
+    mutating func connect(engineOpen: Bool, sid: String = "") -> ConnectAction {
         switch state {
         case .connecting, .connected:
             return .none
@@ -106,6 +109,7 @@ struct SocketStateMachine: Sendable {
             awaitingReconnect = false
             state = .connecting(early: [])
             connectRequested = engineOpen
+            if engineOpen { engineSID = sid }
             return engineOpen ? .sendConnect : .openEngine
         }
     }

@@ -16,7 +16,21 @@ import Testing
         #expect(closed.connect(engineOpen: true) == .none, "already connecting")
 
         var open = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3)
-        #expect(open.connect(engineOpen: true) == .sendConnect)
+        #expect(open.connect(engineOpen: true, sid: "e1") == .sendConnect)
+        #expect(open.engineOpened(version: .v5, sid: "e1") == .none, "that session's opening reaches the socket after: no second CONNECT")
+        #expect(open.engineOpened(version: .v5, sid: "e2") == .sendConnect, "a new session's: CONNECT on it")
+    }
+
+    /// After a loss the manager reconnects and publishes `reconnect` before it tells the socket;
+    /// an app that connects on that event must not make the socket send CONNECT twice (the
+    /// server would take the second as another connection of the same session).
+    @Test func connectingOnTheReconnectEventSendsOneConnect() {
+        var machine = connecting()
+        _ = machine.engineOpened(version: .v5, sid: "e1")
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s", "pid": "p"]))
+        _ = machine.engineClosed(.transportClose)
+        #expect(machine.connect(engineOpen: true, sid: "e2") == .sendConnect, "the app, on the reconnect event")
+        #expect(machine.engineOpened(version: .v5, sid: "e2") == .none, "the manager, right after")
     }
 
     @Test func v4DefaultNamespaceIsConnectedByTheServer() {
