@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
+import SwitchboardCore
 
 extension SocketIOServer {
     /// The task that runs the Hummingbird application, and the service group around it that
@@ -48,7 +49,7 @@ extension SocketIOServer {
             lifecycle.withLockedValue { $0 = .idle }
             throw .clusterUnavailable("\(error)")
         }
-        let listening = OneShot<Int>()
+        let listening = FirstResult<Int>()
         let app = Application(
             responder: EngineResponder(core: core),
             server: HTTPServerBuilder { responder in
@@ -81,7 +82,7 @@ extension SocketIOServer {
         }
         let boundPort: Int
         do {
-            boundPort = try await listening.value()
+            boundPort = try await listening.value().get()
         } catch {
             task.cancel()
             throw (error as? SocketIOServerError) ?? .cannotListen("\(error)")
@@ -161,36 +162,5 @@ public struct RunningServer: Sendable {
     /// Stops the server (see ``SocketIOServer/stop()``).
     public func stop() async {
         await server.stop()
-    }
-}
-
-/// A value delivered once, to one waiter.
-final class OneShot<Value: Sendable>: Sendable {
-    private struct State {
-        var result: Result<Value, any Error>?
-        var waiter: CheckedContinuation<Value, any Error>?
-    }
-
-    private let state = NIOLockedValueBox(State())
-
-    func resolve(_ result: Result<Value, any Error>) {
-        let waiter: CheckedContinuation<Value, any Error>? = state.withLockedValue { state in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Value, any Error>? = state.withLockedValue { state in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
     }
 }
