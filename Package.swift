@@ -137,6 +137,7 @@ let package = Package(
                 "SocketIOServer",
                 "SocketIOProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -27,13 +27,13 @@ extension PostgresClusterTransport {
             deliveries: deliveries,
             logger: logger
         )
-        let task = try await receiver.start(on: connection, catchUp: options.journal ? catchUp : nil)
+        try await receiver.start(on: connection, catchUp: options.journal ? catchUp : nil)
         guard !listener.isClosed else {
-            task.cancel()
+            receiver.stop()
             throw .closed
         }
-        receivers[namespace]?.cancel()
-        receivers[namespace] = task
+        receivers[namespace]?.stop()
+        receivers[namespace] = receiver
     }
 
     /// Reports the loss of `connection` once it closes.
@@ -50,7 +50,7 @@ extension PostgresClusterTransport {
             return
         case .reconnect:
             logger.warning("lost the PostgreSQL listening connection; reconnecting")
-            for task in receivers.values { task.cancel() }
+            for receiver in receivers.values { receiver.stop() }
             receivers = [:]
             lostAt = .now
             eventSink.yield(.lost)

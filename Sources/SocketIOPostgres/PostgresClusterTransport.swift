@@ -39,8 +39,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     let deliveries = DeliveryTable()
     let logger: Logger
     var listener: ListenerStateMachine<PostgresConnection>
-    /// The task receiving each namespace's notifications on the current connection.
-    var receivers: [String: Task<Void, Never>] = [:]
+    /// The receiver of each namespace's notifications on the current connection.
+    var receivers: [String: NamespaceReceiver] = [:]
     var reconnection: Task<Void, Never>?
     /// When the listening connection was lost (for the journal catch-up after reconnecting).
     var lostAt: ContinuousClock.Instant?
@@ -223,7 +223,7 @@ public actor PostgresClusterTransport: ClusterTransport {
             AttachmentTable.notify(channel: channel, payloads: run.payloads, journaling: run.journaled ? run.records : nil, table: table)
         }
         run = NotifyRun()
-        _ = try await queries.run(query)
+        _ = try await queries.runPrepared(query)
     }
 
     /// Stops listening and publishing and closes both connections; no message is delivered
@@ -234,12 +234,13 @@ public actor PostgresClusterTransport: ClusterTransport {
         cleanup?.cancel()
         let receiving = Array(receivers.values)
         receivers = [:]
-        for task in receiving { task.cancel() }
+        for receiver in receiving { receiver.stop() }
+        // Its close completes on its event loop, after any delivery under way there.
         try? await connection?.close()
         // Closed before waiting: a receiver fetching an attachment or catching up from a
         // database that stopped answering would otherwise hold the shutdown.
         await queries.close()
-        for task in receiving { await task.value }
+        for receiver in receiving { await receiver.finished() }
         eventSink.finish()
     }
 }

@@ -1,56 +1,97 @@
 import CoreMetrics
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import SocketIOServer
 
-/// Receives one namespace's notifications on one connection and hands them over in order:
-/// one task reads them one at a time, fetching an attachment before reading the next, so a
-/// large message never overtakes the small one published before it.
-struct NamespaceReceiver: Sendable {
+/// Receives one namespace's notifications on one connection and hands them over in order.
+///
+/// A message carried in its notification is delivered on the connection's event loop as it is
+/// read: no hop to a task between PostgreSQL and the namespace. One that names an attachment
+/// is fetched by a drain task, and what arrives meanwhile waits behind it (``ReceiverQueue``),
+/// so a large message never overtakes the small one published before it.
+final class NamespaceReceiver: Sendable {
     let namespace: String
     let channel: String
     let table: AttachmentTable
     let queries: QueryConnection
     let deliveries: DeliveryTable
     let logger: Logger
+    private let queue = NIOLockedValueBox(ReceiverQueue<String>())
+    /// The drain task under way, if any (awaited by ``finished()``).
+    private let drain = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let context = NIOLockedValueBox<PostgresListenContext?>(nil)
 
-    /// Sends `LISTEN` on `connection` and returns once PostgreSQL confirmed it, with the task
-    /// that hands notifications over until the connection ends or the task is cancelled.
+    init(namespace: String, channel: String, table: AttachmentTable, queries: QueryConnection, deliveries: DeliveryTable, logger: Logger) {
+        self.namespace = namespace
+        self.channel = channel
+        self.table = table
+        self.queries = queries
+        self.deliveries = deliveries
+        self.logger = logger
+    }
+
+    /// Listens on `connection` and returns once PostgreSQL confirmed the `LISTEN`; with
+    /// `catchUp`, the journal's rows of that last stretch of time are delivered first.
     ///
-    /// - Throws: ``PostgresClusterTransportError/queryFailed(_:)`` when `LISTEN` failed,
-    ///   ``PostgresClusterTransportError/closed`` when the calling task was cancelled.
-    func start(on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) -> Task<Void, Never> {
-        let (ready, signal) = AsyncStream.makeStream(of: Result<Void, PostgresClusterTransportError>.self)
-        let task = Task {
-            do {
-                try await connection.listen(on: channel) { notifications in
-                    signal.yield(.success(()))
-                    // Notifications arriving meanwhile wait in the sequence: the journal's rows
-                    // are older, so they go first.
-                    if let catchUp { await self.catchUp(catchUp) }
-                    for try await notification in notifications {
-                        await receive(notification.payload)
-                    }
-                }
-            } catch {
-                // The connection's loss is the transport's to report; this only ends the task.
-                signal.yield(.failure(.queryFailed(PostgresConnector.describe(error))))
-                logger.debug("stopped listening", metadata: ["error": "\(PostgresConnector.describe(error))"])
-            }
-            signal.finish()
+    /// - Throws: ``PostgresClusterTransportError/queryFailed(_:)`` when `LISTEN` failed.
+    func start(on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) {
+        if catchUp != nil {
+            // Notifications arriving meanwhile queue: the journal's rows are older, so they go first.
+            queue.withLockedValue { $0.beginCatchUp() }
         }
-        var iterator = ready.makeAsyncIterator()
-        guard let result = await iterator.next() else {
-            task.cancel()
-            throw .closed
+        let listening = connection.addListener(channel: channel) { [weak self] _, notification in
+            self?.arrived(notification.payload)
         }
+        context.withLockedValue { $0 = listening }
         do {
-            try result.get()
+            // Queries run in order on a connection: once this one is answered, the LISTEN that
+            // `addListener` queued before it is in force. (A second LISTEN changes nothing; the
+            // channel has no quote, ``PostgresClusterTransport/channel(for:)`` checked.)
+            _ = try await connection.query(PostgresQuery(unsafeSQL: "LISTEN \"\(channel)\""), logger: logger).collect()
         } catch {
-            task.cancel()
-            throw error
+            stop()
+            throw .queryFailed(PostgresConnector.describe(error))
         }
-        return task
+        // Read once the LISTEN is in force: what is published after the read is notified.
+        if let catchUp { startDrain { await self.catchUp(catchUp) } }
+    }
+
+    /// Stops delivering: nothing queued is delivered after this, nor anything that arrives.
+    func stop() {
+        queue.withLockedValue { $0.stop() }
+        context.withLockedValue { $0 }?.stop()
+    }
+
+    /// Returns once the drain task (a fetch or a catch-up under way) has ended.
+    func finished() async {
+        await drain.withLockedValue { $0 }?.value
+    }
+
+    /// One notification, on the connection's event loop.
+    private func arrived(_ payload: String) {
+        let incoming = try? NotificationFormat.incoming(payload)
+        var immediate = false
+        if case .message = incoming { immediate = true }
+        switch queue.withLockedValue({ $0.arrived(payload, immediate: immediate) }) {
+        case .deliver:
+            if case .message(let message) = incoming { deliver(message, payload: payload) }
+        case .startDrain:
+            startDrain {}
+        case .queued, .dropped:
+            break
+        }
+    }
+
+    /// Starts the task that runs `first`, then delivers what queued, in order, until none is left.
+    private func startDrain(_ first: @escaping @Sendable () async -> Void) {
+        let task = Task {
+            await first()
+            while let payload = self.queue.withLockedValue({ $0.next() }) {
+                await self.receive(payload)
+            }
+        }
+        drain.withLockedValue { $0 = task }
     }
 
     /// Delivers the numbered messages of this namespace written to the journal in the last
@@ -64,6 +105,7 @@ struct NamespaceReceiver: Sendable {
                 guard let bytes = try? row.decode(ByteBuffer.self),
                       let message = try? NotificationFormat.message(fromAttachment: bytes.readableBytesView),
                       message.namespace == namespace, message.sequence != nil else { continue }
+                guard !queue.withLockedValue(\.stopped) else { return }
                 deliveries.deliver(message, namespace: namespace)
                 delivered += 1
             }
@@ -89,15 +131,22 @@ struct NamespaceReceiver: Sendable {
                 let bytes = try row.decode(ByteBuffer.self)
                 message = try NotificationFormat.message(fromAttachment: bytes.readableBytesView)
             }
-            guard message.namespace == namespace else {
-                throw ClusterMessageError.unreadable("a message for \(message.namespace) on \(channel)")
-            }
-            deliveries.deliver(message, namespace: namespace)
+            guard !queue.withLockedValue(\.stopped) else { return }
+            deliver(message, payload: payload)
         } catch {
-            logger.warning(
-                "skipped an unreadable cluster notification",
-                metadata: ["error": "\(error)", "payload": "\(payload.prefix(200))"]
-            )
+            skipped(payload, error)
         }
+    }
+
+    private func deliver(_ message: ClusterMessage, payload: String) {
+        guard message.namespace == namespace else {
+            skipped(payload, ClusterMessageError.unreadable("a message for \(message.namespace) on \(channel)"))
+            return
+        }
+        deliveries.deliver(message, namespace: namespace)
+    }
+
+    private func skipped(_ payload: String, _ error: any Error) {
+        logger.warning("skipped an unreadable cluster notification", metadata: ["error": "\(error)", "payload": "\(payload.prefix(200))"])
     }
 }

@@ -30,6 +30,25 @@ actor QueryConnection {
         }
     }
 
+    /// Runs `query` as a prepared statement (``PreparedQuery``): for a statement run again
+    /// and again with other values.
+    func runPrepared(_ query: PostgresQuery) async throws(PostgresClusterTransportError) -> [PostgresRow] {
+        let connection = try await connection()
+        do {
+            let logger = connector.logger
+            return try await PreparedQuery.$text.withValue(PreparedQuery.Text(sql: query.sql)) { () async throws -> [PostgresRow] in
+                let rows: AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> = try await connection.execute(
+                    PreparedQuery(binds: query.binds), logger: logger
+                )
+                var collected: [PostgresRow] = []
+                for try await row in rows { collected.append(row) }
+                return collected
+            }
+        } catch {
+            throw .queryFailed(PostgresConnector.describe(error))
+        }
+    }
+
     /// Closes the connection; later queries throw ``PostgresClusterTransportError/closed``.
     func close() async {
         let previous = state

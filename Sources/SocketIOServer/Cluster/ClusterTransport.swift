@@ -11,6 +11,9 @@ public protocol ClusterTransport: Sendable {
     /// were published, this server's own included (the adapter skips those). Called once per
     /// namespace; a transport that loses its connection subscribes again by itself.
     ///
+    /// `deliver` applies the message before it returns (it sends a broadcast to this server's
+    /// sockets): call it outside the transport's locks, one message at a time per sender.
+    ///
     /// A notification that is not a cluster message is logged and skipped by the transport.
     func subscribe(namespace: String, deliver: @escaping @Sendable (ClusterMessage) -> Void) async throws
 

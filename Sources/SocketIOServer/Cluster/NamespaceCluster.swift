@@ -28,8 +28,6 @@ final class NamespaceCluster: Sendable {
     let logger: Logger
     /// All the mutable state; every input is one ``transition(_:)``.
     private let state: NIOLockedValueBox<Machine>
-    private let incoming: AsyncStream<ClusterMessage>.Continuation
-    private let incomingStream: AsyncStream<ClusterMessage>
 
     /// The namespace's metrics (servers seen, failed publishes), when it has them.
     let metrics: NamespaceMetrics?
@@ -49,7 +47,6 @@ final class NamespaceCluster: Sendable {
         logger[metadataKey: "socketio.namespace"] = "\(name)"
         self.logger = logger
         self.state = NIOLockedValueBox(Machine(uid: uid, namespace: name, options: options))
-        (incomingStream, incoming) = AsyncStream.makeStream(of: ClusterMessage.self)
     }
 
     /// The uid socket.io's emitter packages publish with (`@socket.io/postgres-emitter` and
@@ -86,9 +83,11 @@ final class NamespaceCluster: Sendable {
     /// other servers, and announces this one (`INITIAL_HEARTBEAT`).
     func start(receiver: any ClusterReceiver) async throws {
         guard transition({ $0.start(receiver) }) else { return }
-        let incoming = self.incoming
         do {
-            try await transport.subscribe(namespace: name) { message in incoming.yield(message) }
+            // Applied where the transport hands it over, without a hop to a task of ours: a
+            // message reaches the sockets one scheduling step sooner. The machine applies
+            // nothing before the start or after the close (its receiver is `nil` then).
+            try await transport.subscribe(namespace: name) { [weak self] message in self?.receive(message) }
         } catch {
             transition { $0.subscribeFailed() }
             throw error
@@ -104,17 +103,10 @@ final class NamespaceCluster: Sendable {
         }
         let started = [
             Task { await self.publishLoop() },
-            Task { await self.receiveLoop() },
             Task { await self.heartbeatLoop() },
             Task { await self.livenessLoop() },
         ]
         for task in transition({ $0.attach(started) }) { task.cancel() }
-    }
-
-    private func receiveLoop() async {
-        for await message in incomingStream {
-            receive(message)
-        }
     }
 
     /// Says goodbye (`ADAPTER_CLOSE`, awaited briefly), fails the waiting requests, stops.
@@ -122,7 +114,6 @@ final class NamespaceCluster: Sendable {
         guard transition({ $0.beginShutdown() }) else { return }
         _ = try? await publishAwaiting(.none(.adapterClose), within: .seconds(1))
         perform(transition { $0.close() })
-        incoming.finish()
     }
 
     /// This server and every other one heard from within the heartbeat timeout.
