@@ -53,7 +53,8 @@ public struct ClusterOptions: Sendable, Hashable {
     /// session changes to be written.
     public var requestTimeout: Duration
     /// How long a message that could not be published is retried, in order, before its caller
-    /// is told (``ClusterError/publishFailed(_:)``) — long enough for a database restart.
+    /// is told (``ClusterError/publishFailed(_:)``) — long enough for a database restart; also
+    /// how long a server joining the cluster with recovery on waits for the journal's read.
     public var publishTimeout: Duration
 
     /// socket.io's timing, and 15 s of retries.

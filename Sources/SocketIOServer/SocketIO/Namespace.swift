@@ -57,7 +57,8 @@ public final class Namespace: Sendable {
             )
             if let recovery = environment.configuration.recovery, let store = transport as? any ClusterSessionStore, store.keepsSessions {
                 durable = DurableSessions(
-                    store: store, recovery: recovery, storeLimit: options.requestTimeout, clock: environment.clock, logger: environment.logger
+                    store: store, recovery: recovery, storeLimit: options.requestTimeout, startLimit: options.publishTimeout,
+                    clock: environment.clock, logger: environment.logger
                 )
             } else {
                 durable = nil

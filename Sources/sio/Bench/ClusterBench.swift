@@ -1,6 +1,7 @@
 import Harness
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SocketIO
 import SocketIOProtocol
 import SocketIOServer
@@ -76,10 +77,24 @@ struct ClusterBench: Sendable {
 
         // Throughput: every client gets every broadcast.
         let countdown = Countdown(broadcasts * count)
-        for socket in sockets { socket.on("tick") { _ in countdown.tick() } }
+        let received = NIOLockedValueBox([Int](repeating: 0, count: count))
+        for (index, socket) in sockets.enumerated() {
+            socket.on("tick") { _ in
+                received.withLockedValue { $0[index] += 1 }
+                countdown.tick()
+            }
+        }
         let started = ContinuousClock.now
         for index in 0..<broadcasts { source.emit("tick", .number(Double(index))) }
-        try await withDeadline(.seconds(120), onDeadline: { BenchError(description: "not every broadcast arrived within 120 s") }) {
+        let ids = sockets.map(\.id)
+        let shortfall = { @Sendable [namespaces, sockets] in
+            let clients = zip(ids, sockets).map { id, socket in
+                "\(socket.connected ? "connected" : "not connected"), \(socket.id == id ? "same id" : "new id")\(socket.recovered ? ", recovered" : "")"
+            }
+            return BenchError(description: "not every broadcast arrived within 120 s: the clients had \(received.withLockedValue { $0 }) of \(broadcasts) (\(clients)); "
+                + "the servers missed \(namespaces.map(\.missedClusterMessageCount)) cluster messages, failed to publish \(namespaces.map(\.failedClusterPublishCount))")
+        }
+        try await withDeadline(.seconds(120), onDeadline: shortfall) {
             if let reason = await countdown.wait() { throw BenchError(description: reason) }
         }
         let seconds = BenchRunner.seconds(ContinuousClock.now - started)

@@ -42,6 +42,21 @@ extension ClientConnection {
         return restored
     }
 
+    /// Why `replayed` cannot be sent to a recovering client, if it cannot: more events than a
+    /// session keeps here (``ConnectionStateRecovery/maxStoredPackets``, the bound of a
+    /// recovery on the same server), or more bytes than may wait for one client
+    /// (``SocketIOServer/Configuration/maxQueuedBytes``).
+    static func replayTooLarge(_ replayed: [(offset: String, frames: [EngineFrame])], recovery: ConnectionStateRecovery, maxBytes: Int) -> String? {
+        guard replayed.count <= recovery.maxStoredPackets else {
+            return "\(replayed.count) events missed, more than maxStoredPackets (\(recovery.maxStoredPackets))"
+        }
+        let bytes = replayed.reduce(0) { sum, event in event.frames.reduce(sum) { $0 + $1.size } }
+        guard bytes <= maxBytes else {
+            return "\(bytes) bytes of missed events, more than maxQueuedBytes (\(maxBytes))"
+        }
+        return nil
+    }
+
     /// Gives the session `taken` (in the store, by this server) back to the client.
     private func restoreTaken(
         _ taken: TakenClusterSession,
@@ -98,6 +113,13 @@ extension ClientConnection {
             }
         } catch {
             logger.warning("cannot recover: the cluster's journal could not be read", metadata: ["error": "\(error)"])
+            namespace.forget(socket.id)
+            return false
+        }
+        if let tooMuch = Self.replayTooLarge(replayed, recovery: recovery, maxBytes: environment.configuration.maxQueuedBytes) {
+            // Sent at once, it would overflow the connection's queue: the client would be
+            // disconnected, come back with the same offset and overflow again, for ever.
+            logger.warning("cannot recover: \(tooMuch)", metadata: ["socketio.id": "\(socket.id)"])
             namespace.forget(socket.id)
             return false
         }

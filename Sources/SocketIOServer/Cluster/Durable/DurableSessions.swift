@@ -25,11 +25,19 @@ final class DurableSessions: Sendable {
     /// a stopping server its last writes, not a hang: a query on a connection that hangs need
     /// not notice cancellation.
     let storeLimit: Duration
+    /// How long ``start(owner:namespace:)`` waits for the journal: as long as a publish is
+    /// retried (``ClusterOptions/publishTimeout``), at least ``storeLimit``. No client waits
+    /// for it, and a server that gave up would not join the cluster.
+    let startLimit: Duration
 
-    init(store: any ClusterSessionStore, recovery: ConnectionStateRecovery, storeLimit: Duration, clock: Timeline, logger: Logger) {
+    init(
+        store: any ClusterSessionStore, recovery: ConnectionStateRecovery, storeLimit: Duration, startLimit: Duration, clock: Timeline,
+        logger: Logger
+    ) {
         self.store = store
         self.recovery = recovery
         self.storeLimit = storeLimit
+        self.startLimit = max(startLimit, storeLimit)
         self.clock = clock
         self.logger = logger
         self.keeper = SessionKeeper(store: store, logger: logger)
@@ -43,7 +51,7 @@ final class DurableSessions: Sendable {
     func start(owner: String, namespace: String) async throws {
         try await store.prepareSessions(retention: recovery.maxDisconnectionDuration)
         let store = self.store
-        let horizon = try await bounded("reading the journal", { try await store.lastJournaled(namespace: namespace) })
+        let horizon = try await bounded("reading the journal", within: startLimit, { try await store.lastJournaled(namespace: namespace) })
         order.inOrder { $0.start(from: horizon) }
         let keeper = self.keeper
         let clock = self.clock
@@ -65,10 +73,10 @@ final class DurableSessions: Sendable {
         }
     }
 
-    /// `body`, a call to the store, bounded by ``storeLimit``: past it this throws
-    /// ``ClusterStoreTimeout`` whether or not the call noticed.
-    func bounded<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await clock.withDeadline(storeLimit, onDeadline: { ClusterStoreTimeout(operation: operation) }, body)
+    /// `body`, a call to the store, bounded by `limit` (``storeLimit`` unless given): past it
+    /// this throws ``ClusterStoreTimeout`` whether or not the call noticed.
+    func bounded<T: Sendable>(_ operation: String, within limit: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await clock.withDeadline(limit ?? storeLimit, onDeadline: { ClusterStoreTimeout(operation: operation) }, body)
     }
 
     /// `session` is connected here as it is now.
