@@ -35,6 +35,17 @@ extension PostgresClusterTransport {
         public var sessions: Bool
         /// The table of sessions kept for recovery (``sessions``); created when missing.
         public var sessionTableName: String
+        /// Whether PostgreSQL answers this transport's statements only once they are on disk.
+        /// `false` (the default) sets `synchronous_commit = off` on its connections: a statement
+        /// is confirmed, and its notifications sent, before its write-ahead log is flushed, so
+        /// with PostgreSQL's default durability a broadcast reaches the other servers about
+        /// 0.3 ms sooner (`Benchmarks/README.md`). The price, only if PostgreSQL itself crashes:
+        /// the journal rows and session writes of its last moments (at most three times its
+        /// `wal_writer_delay`, 0.6 s by default) can be lost, never corrupted — a server whose
+        /// listening connection died in that crash can miss those messages, a client that
+        /// recovers after it can get a fresh session. Notifications are never lost this way:
+        /// they go out at commit either way. `true`: every statement waits for the flush.
+        public var synchronousCommit: Bool
 
         /// `@socket.io/postgres-adapter`'s defaults, and the journal.
         public init(
@@ -45,8 +56,10 @@ extension PostgresClusterTransport {
             reconnectDelay: ClosedRange<Duration> = .seconds(1) ... .seconds(3),
             journal: Bool = true,
             sessions: Bool = true,
-            sessionTableName: String = "socket_io_sessions"
+            sessionTableName: String = "socket_io_sessions",
+            synchronousCommit: Bool = false
         ) {
+            self.synchronousCommit = synchronousCommit
             self.journal = journal
             self.sessions = sessions
             self.sessionTableName = sessionTableName

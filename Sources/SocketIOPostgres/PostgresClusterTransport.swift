@@ -74,7 +74,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
         guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
 
-        let connector = PostgresConnector(url: parsed, logger: logger)
+        let connector = PostgresConnector(url: parsed, synchronousCommit: options.synchronousCommit, logger: logger)
         let queries = QueryConnection(connector: connector)
         let listening: PostgresConnection
         do {

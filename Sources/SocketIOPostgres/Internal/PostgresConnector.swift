@@ -8,7 +8,9 @@ struct PostgresConnector: Sendable {
     let logger: Logger
     private static let ids = NIOLockedValueBox(0)
 
-    init(url: PostgresURL, logger: Logger) {
+    /// - Parameter synchronousCommit: `false` sets `synchronous_commit = off` on every
+    ///   connection (``PostgresClusterTransport/Options/synchronousCommit``).
+    init(url: PostgresURL, synchronousCommit: Bool = true, logger: Logger) {
         var configuration = PostgresConnection.Configuration(
             host: url.host,
             port: url.port,
@@ -18,6 +20,7 @@ struct PostgresConnector: Sendable {
             tls: .disable
         )
         configuration.options.additionalStartupParameters = [("application_name", "switchboard-cluster")]
+        if !synchronousCommit { configuration.options.additionalStartupParameters.append(("synchronous_commit", "off")) }
         self.configuration = configuration
         self.logger = logger
     }
