@@ -78,8 +78,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         let queries = QueryConnection(connector: connector)
         let listening: PostgresConnection
         do {
-            try await createTable(table, with: queries)
-            for statement in sessionTable?.prepare ?? [] { try await run(statement, retryingRacesWith: queries) }
+            for statement in [table.create] + (sessionTable?.prepare ?? []) { try await queries.runRetryingRaces(statement) }
             listening = try await connector.connect()
         } catch {
             await queries.close()
@@ -91,27 +90,6 @@ public actor PostgresClusterTransport: ClusterTransport {
         )
         await transport.start(listening: listening)
         return transport
-    }
-
-    /// `CREATE TABLE IF NOT EXISTS`, again if it fails: servers starting together race to create
-    /// the table, and PostgreSQL fails all but one of them (a unique violation in its catalog)
-    /// while the winner's transaction is open; once it committed, the statement succeeds.
-    private static func createTable(_ table: AttachmentTable, with queries: QueryConnection) async throws(PostgresClusterTransportError) {
-        try await run(table.create, retryingRacesWith: queries)
-    }
-
-    /// Runs a `CREATE … IF NOT EXISTS` or `ALTER … IF NOT EXISTS`, again if it fails: see
-    /// ``createTable(_:with:)``.
-    private static func run(_ statement: PostgresQuery, retryingRacesWith queries: QueryConnection) async throws(PostgresClusterTransportError) {
-        var attempts = 0
-        while true {
-            do {
-                _ = try await queries.run(statement)
-                return
-            } catch .queryFailed where attempts < 3 {
-                attempts += 1
-            }
-        }
     }
 
     private init(

@@ -30,6 +30,22 @@ actor QueryConnection {
         }
     }
 
+    /// Runs a `CREATE … IF NOT EXISTS` or `ALTER … IF NOT EXISTS`, again if it fails: servers
+    /// starting together race to create the tables, and PostgreSQL fails all but one of them (a
+    /// unique violation in its catalog) while the winner's transaction is open; once it
+    /// committed, the statement succeeds.
+    func runRetryingRaces(_ statement: PostgresQuery) async throws(PostgresClusterTransportError) {
+        var attempts = 0
+        while true {
+            do {
+                _ = try await run(statement)
+                return
+            } catch .queryFailed where attempts < 3 {
+                attempts += 1
+            }
+        }
+    }
+
     /// Runs `query` as a prepared statement (``PreparedQuery``): for a statement run again
     /// and again with other values.
     func runPrepared(_ query: PostgresQuery) async throws(PostgresClusterTransportError) -> [PostgresRow] {
