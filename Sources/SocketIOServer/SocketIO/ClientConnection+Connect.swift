@@ -68,8 +68,18 @@ extension ClientConnection {
         closeStale(namespace, pid: pid)
         guard let restorable = namespace.takeRestorable(pid: pid) else { return false }
         let reply = EngineFrame.frames(of: Self.connectReply(namespace.name, id: restorable.id, pid: pid))
-        guard restorable.outbox.restore(on: session, after: offset, reply: reply) else {
+        switch restorable.outbox.restore(on: session, after: offset, reply: reply, maxBytes: environment.configuration.maxQueuedBytes) {
+        case .restored:
+            break
+        case .offsetNotKept:
             session.logger.debug("cannot recover: offset not kept", metadata: ["socketio.nsp": "\(namespace.name)"])
+            namespace.forget(restorable.id)
+            return false
+        case .tooLarge(let bytes):
+            session.logger.warning(
+                "cannot recover: \(bytes) bytes of missed events, more than maxQueuedBytes",
+                metadata: ["socketio.nsp": "\(namespace.name)"]
+            )
             namespace.forget(restorable.id)
             return false
         }

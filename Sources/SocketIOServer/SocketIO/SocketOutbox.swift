@@ -109,13 +109,26 @@ final class SocketOutbox: Sendable {
     /// Reattaches a recovered socket to `session`: sends every logged packet after `offset`,
     /// then `reply` (the CONNECT reply), all before anything emitted afterwards. Returns `false`
     /// (changing nothing) when `offset` is not in the log.
-    func restore(on session: EngineSession, after offset: String, reply: [EngineFrame]) -> Bool {
-        let restored = state.withLockedValue { state -> (followUp: SendFollowUp?, Void)? in
-            guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return nil }
+    func restore(on session: EngineSession, after offset: String, reply: [EngineFrame], maxBytes: Int) -> Restore {
+        let (restore, followUp) = state.withLockedValue { state -> (Restore, SendFollowUp?) in
+            guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return (.offsetNotKept, nil) }
+            let bytes = missed.reduce(0) { $0 + $1.size }
+            // Sent at once, it would overflow the new connection's queue, which closes it; the
+            // client would come back with the same offset and overflow again, for ever.
+            guard bytes <= maxBytes else { return (.tooLarge(bytes: bytes), nil) }
             state.phase = .open(session)
-            return (session.enqueue(missed + reply).followUp, ())
+            return (.restored, session.enqueue(missed + reply).followUp)
         }
-        restored?.followUp?.perform()
-        return restored != nil
+        followUp?.perform()
+        return restore
+    }
+
+    /// What ``restore(on:after:reply:maxBytes:)`` did.
+    enum Restore: Equatable {
+        case restored
+        /// The log no longer holds the offset (or the session is not away).
+        case offsetNotKept
+        /// The missed events take more than the bytes that may wait for one client.
+        case tooLarge(bytes: Int)
     }
 }

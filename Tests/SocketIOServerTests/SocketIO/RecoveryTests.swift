@@ -107,6 +107,32 @@ struct RecoveryTests {
         }
     }
 
+    @Test("a client that missed more bytes than may wait for it (maxQueuedBytes) gets a fresh session: no replay that would overflow its new connection, again at every reconnection")
+    func missedMoreThanFits() async throws {
+        try await DemoServer.with({ configuration in
+            configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(120))
+            configuration.maxQueuedBytes = 64 * 1024
+        }) { demo in
+            let news = demo.server.namespace("/news")
+            let first = try await EngineWebSocket.open(port: demo.port)
+            let reply = try await first.connect("/news")
+            let sid = try #require(reply["sid"]?.stringValue)
+            let pid = try #require(reply["pid"]?.stringValue)
+            news.emit("tick", 1)
+            let tick1 = try Self.event(try await first.next())
+            first.socket.drop()
+            try await Self.waitForDrop(demo, id: sid)
+            // 100 events of 1 KB while it is away: more than the 64 KB that may wait for it.
+            for _ in 0 ..< 100 { news.emit("tick", .string(String(repeating: "x", count: 1024))) }
+
+            let second = try await EngineWebSocket.open(port: demo.port)
+            let fresh = try await second.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(tick1.offset)"}"#)
+            #expect(fresh["sid"]?.stringValue != sid)
+            #expect(fresh["pid"]?.stringValue != pid)
+            second.socket.drop()
+        }
+    }
+
     /// A link that died silently (the client's address vanished): the server still holds the
     /// old connection when the client comes back on a new one. The private id proves who it is,
     /// so the old connection is taken as lost and the session recovered at once.
