@@ -85,6 +85,14 @@ struct ClusterState<Waiter, Caller> {
         }
     }
 
+    /// Closing or closed: the server is leaving the cluster (its store is going away).
+    var isLeaving: Bool {
+        switch lifecycle {
+        case .closing, .closed: true
+        case .idle, .starting, .running: false
+        }
+    }
+
     /// The namespace messages are applied through, from the start until the close.
     var receiver: (any ClusterReceiver)? {
         switch lifecycle {

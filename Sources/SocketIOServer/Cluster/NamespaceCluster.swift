@@ -119,6 +119,9 @@ final class NamespaceCluster: Sendable {
     /// This server and every other one heard from within the heartbeat timeout.
     var serverCount: Int { transition { $0.serverCount } }
 
+    /// Whether the adapter is closing or closed (the server is leaving the cluster).
+    var isLeaving: Bool { transition { $0.isLeaving } }
+
     /// Returns once exactly `count` servers (this one included) are known, or the adapter closed.
     func waitForServers(_ count: Int) async {
         await withCheckedContinuation { continuation in

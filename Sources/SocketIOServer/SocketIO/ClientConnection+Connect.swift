@@ -15,7 +15,15 @@ extension ClientConnection {
            let offset = auth?["offset"]?.stringValue {
             namespace.metrics.recoveryAttempted()
             if namespace.durable != nil {
-                if await restoreFromCluster(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) { return }
+                switch await restoreFromCluster(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
+                case .restored:
+                    return
+                case .sendElsewhere:
+                    session.close(.serverShuttingDown)
+                    return
+                case .connectAfresh:
+                    break
+                }
             } else if await restore(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
                 return
             }

@@ -211,6 +211,43 @@ struct ClusterRecoveryTests {
         }
     }
 
+    @Test("a server leaving the cluster while a client recovers on it closes the connection instead of giving a fresh session; the session stays in the store and the client recovers on another server")
+    func recoveryInterruptedByLeaving() async throws {
+        try await Self.withTwoServers { a, b, shared, _ in
+            let (sid, pid, offset) = try await Self.connectThenDrop(a)
+            // Server b is leaving (its adapter closing, as in `stop()`): a restore there can no
+            // longer publish or read what it needs.
+            let newsB = b.server.namespace("/news")
+            try await #require(newsB.cluster).shutdown()
+
+            let onB = try await EngineWebSocket.open(port: b.port)
+            try onB.send(#"40/news,{"pid":"\#(pid)","offset":"\#(offset)"}"#)
+            let packets = try await withTimeout(10, "server b closes the connection") { () async throws -> [String] in
+                var packets: [String] = []
+                while true {
+                    do {
+                        switch try await onB.socket.next() {
+                        case .text(let text): packets.append(text)
+                        case .close: return packets
+                        default: continue
+                        }
+                    } catch is RawConnection.Closed {
+                        return packets
+                    }
+                }
+            }
+            #expect(!packets.contains { $0.hasPrefix("40/news,") }, "no CONNECT reply, fresh or not: \(packets)")
+            await newsB.durable?.keeper.flush()
+            #expect(shared.rows[pid] != nil, "the session is still in the store")
+
+            let onA = try await EngineWebSocket.open(port: a.port)
+            let recovered = try await onA.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(offset)"}"#)
+            #expect(recovered["sid"]?.stringValue == sid)
+            #expect(recovered["pid"]?.stringValue == pid)
+            onA.socket.drop()
+        }
+    }
+
     @Test("a client that missed more events than a session keeps gets a fresh session at once: no replay that would overflow its connection, again at every reconnection")
     func tooManyMissedEvents() async throws {
         try await Self.withTwoServers { a, b, _, _ in

@@ -8,18 +8,29 @@ extension ClientConnection {
     /// this server waits until it has delivered what the offset names, joins the socket to
     /// its rooms (holding what is delivered from then on), and replays from the journal every
     /// event addressed to the session between the offset and that point, before the CONNECT
-    /// reply and what was held. `false` means connect it afresh: then a session this server
-    /// took is removed from the store, so it is not kept (and marked as seen) for nobody. Every
-    /// call to the store is bounded (``ClusterOptions/requestTimeout``).
+    /// reply and what was held. Every call to the store is bounded
+    /// (``ClusterOptions/requestTimeout``).
     func restoreFromCluster(
         _ namespace: Namespace,
         pid: String,
         offset: String,
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
-    ) async -> Bool {
-        guard let durable = namespace.durable, let cluster = namespace.cluster,
-              let position = ClusterFrontier(offset: offset) else { return false }
+    ) async -> ClusterRestoreOutcome {
+        guard let cluster = namespace.cluster, let position = ClusterFrontier(offset: offset) else { return .connectAfresh }
+        let outcome = await takeAndRestore(namespace, position: position, pid: pid, offset: offset, auth: auth, recovery: recovery)
+        guard outcome == .connectAfresh, cluster.isLeaving else { return outcome }
+        // It failed because this server is leaving the cluster (its store closing under the
+        // restore): the session stays in the store, where another server can take it, and
+        // the client is sent there with its offset rather than given a fresh session here.
+        session.logger.info("recovery interrupted by this server leaving the cluster; the client will recover elsewhere", metadata: ["socketio.nsp": "\(namespace.name)"])
+        return .sendElsewhere
+    }
+
+    private func takeAndRestore(
+        _ namespace: Namespace, position: ClusterFrontier, pid: String, offset: String, auth: JSONObject?, recovery: ConnectionStateRecovery
+    ) async -> ClusterRestoreOutcome {
+        guard let durable = namespace.durable, let cluster = namespace.cluster else { return .connectAfresh }
         var logger = session.logger
         logger[metadataKey: "socketio.nsp"] = "\(namespace.name)"
         let taken: TakenClusterSession
@@ -27,34 +38,22 @@ extension ClientConnection {
             let (store, name, owner) = (durable.store, namespace.name, cluster.uid)
             guard let found = try await durable.bounded("taking a session", {
                 try await store.takeSession(pid: pid, namespace: name, owner: owner, maxAge: recovery.maxDisconnectionDuration)
-            }) else { return false }
+            }) else { return .connectAfresh }
             taken = found
         } catch {
             logger.warning("cannot recover: the cluster's session store failed", metadata: ["error": "\(error)"])
             // A take that answers after its deadline may still have taken it.
-            durable.keeper.record(.removed(pid: pid))
-            return false
+            if !cluster.isLeaving { durable.keeper.record(.removed(pid: pid)) }
+            return .connectAfresh
         }
         let restored = await restoreTaken(
             taken, position: position, namespace, pid: pid, offset: offset, auth: auth, recovery: recovery, logger: logger
         )
-        if !restored { durable.keeper.record(.removed(pid: pid)) }
-        return restored
-    }
-
-    /// Why `replayed` cannot be sent to a recovering client, if it cannot: more events than a
-    /// session keeps here (``ConnectionStateRecovery/maxStoredPackets``, the bound of a
-    /// recovery on the same server), or more bytes than may wait for one client
-    /// (``SocketIOServer/Configuration/maxQueuedBytes``).
-    static func replayTooLarge(_ replayed: [(offset: String, frames: [EngineFrame])], recovery: ConnectionStateRecovery, maxBytes: Int) -> String? {
-        guard replayed.count <= recovery.maxStoredPackets else {
-            return "\(replayed.count) events missed, more than maxStoredPackets (\(recovery.maxStoredPackets))"
+        guard restored else {
+            if !cluster.isLeaving { durable.keeper.record(.removed(pid: pid)) }
+            return .connectAfresh
         }
-        let bytes = replayed.reduce(0) { sum, event in event.frames.reduce(sum) { $0 + $1.size } }
-        guard bytes <= maxBytes else {
-            return "\(bytes) bytes of missed events, more than maxQueuedBytes (\(maxBytes))"
-        }
-        return nil
+        return .restored
     }
 
     /// Gives the session `taken` (in the store, by this server) back to the client.
@@ -116,7 +115,7 @@ extension ClientConnection {
             namespace.forget(socket.id)
             return false
         }
-        if let tooMuch = Self.replayTooLarge(replayed, recovery: recovery, maxBytes: environment.configuration.maxQueuedBytes) {
+        if let tooMuch = DurableSessions.replayTooLarge(replayed, recovery: recovery, maxBytes: environment.configuration.maxQueuedBytes) {
             // Sent at once, it would overflow the connection's queue: the client would be
             // disconnected, come back with the same offset and overflow again, for ever.
             logger.warning("cannot recover: \(tooMuch)", metadata: ["socketio.id": "\(socket.id)"])

@@ -66,4 +66,19 @@ extension DurableSessions {
         }
         return replayed
     }
+
+    /// Why `replayed` cannot be sent to a recovering client, if it cannot: more events than a
+    /// session keeps here (``ConnectionStateRecovery/maxStoredPackets``, the bound of a
+    /// recovery on the same server), or more bytes than may wait for one client
+    /// (``SocketIOServer/Configuration/maxQueuedBytes``).
+    static func replayTooLarge(_ replayed: [(offset: String, frames: [EngineFrame])], recovery: ConnectionStateRecovery, maxBytes: Int) -> String? {
+        guard replayed.count <= recovery.maxStoredPackets else {
+            return "\(replayed.count) events missed, more than maxStoredPackets (\(recovery.maxStoredPackets))"
+        }
+        let bytes = replayed.reduce(0) { sum, event in event.frames.reduce(sum) { $0 + $1.size } }
+        guard bytes <= maxBytes else {
+            return "\(bytes) bytes of missed events, more than maxQueuedBytes (\(maxBytes))"
+        }
+        return nil
+    }
 }
