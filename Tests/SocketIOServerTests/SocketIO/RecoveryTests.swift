@@ -25,6 +25,20 @@ struct RecoveryTests {
         }
     }
 
+    /// A client joins `/news` on `demo` and gets `tick 1` (with an offset); then its transport
+    /// drops, without a goodbye. Returns its sid, pid and that event.
+    static func connectThenDrop(_ demo: DemoServer) async throws -> (sid: String, pid: String, tick1: (items: [JSONValue], offset: String)) {
+        let first = try await EngineWebSocket.open(port: demo.port)
+        let reply = try await first.connect("/news")
+        let sid = try #require(reply["sid"]?.stringValue)
+        let pid = try #require(reply["pid"]?.stringValue)
+        demo.server.namespace("/news").emit("tick", 1)
+        let tick1 = try Self.event(try await first.next())
+        first.socket.drop()
+        try await Self.waitForDrop(demo, id: sid)
+        return (sid, pid, tick1)
+    }
+
     @Test("a dropped client gets the events it missed, once and in order, before the CONNECT reply with the same sid and pid; after the window, a fresh session")
     func recovery() async throws {
         let clock = ManualClock()
@@ -50,18 +64,10 @@ struct RecoveryTests {
         }) { demo in
             let news = demo.server.namespace("/news")
 
-            // Connect; every event carries an offset.
-            let first = try await EngineWebSocket.open(port: demo.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
-            news.emit("tick", 1)
-            let tick1 = try Self.event(try await first.next())
+            // Connect (every event carries an offset); the transport drops (no goodbye), and
+            // events keep coming while the client is away.
+            let (sid, pid, tick1) = try await Self.connectThenDrop(demo)
             #expect(tick1.items == ["tick", 1])
-
-            // The transport drops (no goodbye); events keep coming while the client is away.
-            first.socket.drop()
-            try await Self.waitForDrop(demo, id: sid)
             news.emit("tick", 2)
             news.to("room1").emit("tick", 3)
             news.to("elsewhere").emit("tick", 99)
@@ -114,14 +120,7 @@ struct RecoveryTests {
             configuration.maxQueuedBytes = 64 * 1024
         }) { demo in
             let news = demo.server.namespace("/news")
-            let first = try await EngineWebSocket.open(port: demo.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
-            news.emit("tick", 1)
-            let tick1 = try Self.event(try await first.next())
-            first.socket.drop()
-            try await Self.waitForDrop(demo, id: sid)
+            let (sid, pid, tick1) = try await Self.connectThenDrop(demo)
             // 100 events of 1 KB while it is away: more than the 64 KB that may wait for it.
             for _ in 0 ..< 100 { news.emit("tick", .string(String(repeating: "x", count: 1024))) }
 
