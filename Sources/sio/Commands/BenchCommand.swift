@@ -58,10 +58,10 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Cluster broadcast benchmark: `local` (servers joined in memory) or a postgres:// URL; 1 server with the in-process adapter, then 2 and 3 servers.")
     var cluster: String?
 
-    @Option(name: .long, help: "With --cluster: broadcasts for the throughput figure.")
+    @Option(name: .long, help: "With --cluster or --across: broadcasts for the throughput figure.")
     var broadcasts: Int = 10_000
 
-    @Option(name: .long, help: "With --cluster: probes timed one at a time for the latency figures.")
+    @Option(name: .long, help: "With --cluster or --across: probes timed one at a time for the latency figures.")
     var probes: Int = 500
 
     @Flag(name: .long, help: "With --cluster: connection state recovery on every server (over PostgreSQL: sessions and a journal kept in the database).")
@@ -72,6 +72,9 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Recovery across a cluster: --clients clients through URL (a load balancer in front of sio serve --cluster processes) join a room, then this pid (one of the servers) is killed; reports how long its clients take to be back, recovered, on the others.")
     var recoveryKill: Int32?
+
+    @Option(name: .long, help: "A cluster from outside: a client on URL emits the demo's room-message to a room a client on this second server joined (sio serve --cluster processes); --broadcasts pipelined, then --probes one at a time.")
+    var across: String?
 
     @Option(name: .long, help: "With --churn: seconds each client stays connected.")
     var hold: Double = 0
@@ -101,6 +104,10 @@ struct BenchCommand: AsyncParsableCommand {
                     throw CLIError("\(error)")
                 }
                 StandardOutput.line(json ? result.json.jsonString : result.table)
+                return
+            }
+            if let across {
+                try await runAcross(across)
                 return
             }
             try checkDescriptors()
@@ -176,6 +183,21 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             StandardOutput.line(ClusterBench.table(results))
         }
+    }
+
+    /// `--across URL2`: one client on each of two servers of a cluster, from outside.
+    private func runAcross(_ other: String) async throws {
+        guard let url, let parsed = URL(string: url), parsed.host != nil,
+              let otherURL = URL(string: other), otherURL.host != nil else { throw CLIError("--across needs two server URLs: sio bench URL --across URL2") }
+        guard broadcasts > 0, probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
+        let bench = AcrossBench(url: parsed, other: otherURL, broadcasts: broadcasts, probes: probes, inlineHandlers: inlineHandlers)
+        let result: AcrossBench.Result
+        do {
+            result = try await bench.run()
+        } catch {
+            throw CLIError("\(error)")
+        }
+        StandardOutput.line(json ? result.json.jsonString : bench.table(result))
     }
 
     /// Refuses up front a run that needs more file descriptors than the process may open:
