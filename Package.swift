@@ -136,6 +136,7 @@ let package = Package(
             dependencies: [
                 "SocketIOServer",
                 "SocketIOProtocol",
+                "SwitchboardCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ public import Logging
 import PostgresNIO
 import SocketIOProtocol
 public import SocketIOServer
+import SwitchboardCore
 
 /// A `ClusterTransport` over PostgreSQL's `LISTEN`/`NOTIFY`, wire-compatible
 /// with `@socket.io/postgres-adapter` 0.5: Swift and Node.js servers on one database share
@@ -35,6 +36,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// recovery window a server asked for.
     var retention: Duration
     let connector: PostgresConnector
+    /// The event loop of the transport's connections, as an executor (``taskExecutor``).
+    private nonisolated let loopExecutor: EventLoopTaskExecutor
     let queries: QueryConnection
     let deliveries = DeliveryTable()
     let logger: Logger
@@ -107,6 +110,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         self.sessionTable = sessionTable
         self.retention = options.cleanupInterval
         self.connector = connector
+        self.loopExecutor = EventLoopTaskExecutor(connector.eventLoop)
         self.queries = queries
         self.listener = ListenerStateMachine(connection: listening)
         self.logger = logger
@@ -203,6 +207,10 @@ public actor PostgresClusterTransport: ClusterTransport {
         run = NotifyRun()
         _ = try await queries.runPrepared(query)
     }
+
+    /// The event loop both connections run on: the adapter publishes from it, so a publish is
+    /// written to PostgreSQL without a hop to another thread.
+    public nonisolated var taskExecutor: (any TaskExecutor)? { loopExecutor }
 
     /// Stops listening and publishing and closes both connections; no message is delivered
     /// after it returns. Later calls throw ``PostgresClusterTransportError/closed``.

@@ -1,11 +1,15 @@
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import PostgresNIO
 
-/// Opens connections to one database, mapping postgres-nio's errors to ours.
+/// Opens connections to one database, mapping postgres-nio's errors to ours. Every connection
+/// it opens runs on one event loop, ``eventLoop``: the transport's tasks prefer it, so a
+/// publish is written without a hop to another thread.
 struct PostgresConnector: Sendable {
     let configuration: PostgresConnection.Configuration
     let logger: Logger
+    let eventLoop: any EventLoop
     private static let ids = NIOLockedValueBox(0)
 
     /// - Parameter synchronousCommit: `false` sets `synchronous_commit = off` on every
@@ -23,6 +27,7 @@ struct PostgresConnector: Sendable {
         if !synchronousCommit { configuration.options.additionalStartupParameters.append(("synchronous_commit", "off")) }
         self.configuration = configuration
         self.logger = logger
+        self.eventLoop = PostgresConnection.defaultEventLoopGroup.next()
     }
 
     /// A new connection.
@@ -34,7 +39,7 @@ struct PostgresConnector: Sendable {
             return value
         }
         do {
-            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+            return try await PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
         } catch {
             throw .unreachable(Self.describe(error))
         }

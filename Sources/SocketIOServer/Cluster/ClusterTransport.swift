@@ -32,9 +32,17 @@ public protocol ClusterTransport: Sendable {
 
     /// Stops receiving and releases the transport's connections.
     func shutdown() async
+
+    /// The executor the adapter's publishing task prefers: the event loop of the transport's
+    /// connections, so a publish is written without a hop to another thread. `nil` (the
+    /// default): the concurrency pool.
+    var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension ClusterTransport {
+    /// The concurrency pool.
+    public var taskExecutor: (any TaskExecutor)? { nil }
+
     /// One message after the other.
     public func publish(_ messages: [ClusterMessage]) async throws {
         for message in messages { try await publish(message) }

@@ -102,7 +102,7 @@ final class NamespaceCluster: Sendable {
             return
         }
         let started = [
-            Task { await self.publishLoop() },
+            Task(executorPreference: transport.taskExecutor) { await self.publishLoop() },
             Task { await self.heartbeatLoop() },
             Task { await self.livenessLoop() },
         ]
