@@ -72,6 +72,9 @@ package final class PendingReplies<ID: Hashable & Sendable, Reply: Sendable, Fai
     /// How many wait now.
     package var count: Int { state.withLockedValue { $0.entries.count } }
 
+    /// How many of them wait with a deadline.
+    package var deadlineCount: Int { state.withLockedValue { $0.entries.values.count { $0.deadline != nil } } }
+
     /// The ids that wait now.
     package var ids: [ID] { state.withLockedValue { Array($0.entries.keys) } }
 

@@ -15,6 +15,9 @@ public final class Gate: Sendable {
         state = NIOLockedValueBox(State(open: open))
     }
 
+    /// Whether the gate is open now.
+    public var isOpen: Bool { state.withLockedValue { $0.open } }
+
     /// How many tasks wait now.
     public var waiting: Int { state.withLockedValue { $0.waiters.count } }
 

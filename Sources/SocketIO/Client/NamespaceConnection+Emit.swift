@@ -4,25 +4,44 @@ import SocketIOProtocol
 extension NamespaceConnection {
     /// ``Socket/emitWithAck(_:items:timeout:)``: one ack wait, or a place in the retry queue.
     func emitWithAck(_ event: String, items: [JSONValue], timeout: Duration?) async throws(SocketIOError) -> [JSONValue] {
-        guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
         let timeout = timeout ?? manager.configuration.defaultAckTimeout
-        let retries = manager.configuration.retries
         // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
         let started = CancellationTarget<AckWait>()
-        let sentAt = ContinuousClock.now
         let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let complete: @Sendable (Result<[JSONValue], SocketIOError>) -> Void = { continuation.resume(returning: $0) }
-                let wait: AckWait = retries > 0
-                    ? .queued(enqueueRetrying(event, items: items, timeout: timeout, retries: retries, complete: complete))
-                    : .ack(sendWithAck(event, items: items, timeout: timeout, complete: complete))
-                if started.register(wait) { cancelWait(wait) }
+                do throws(SocketIOError) {
+                    let wait = try startAck(event, items: items, timeout: timeout) { continuation.resume(returning: $0) }
+                    if started.register(wait) { cancelWait(wait) }
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
             }
         } onCancel: {
             if let wait = started.cancel() { self.cancelWait(wait) }
         }
-        if case .success = result { manager.metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
         return try result.get()
+    }
+
+    /// Starts one ack wait, or a place in the retry queue; `complete` hears the ack, the timeout
+    /// or the disconnect exactly once (and the ack's round trip is counted). With `timeout`
+    /// `nil` the wait has no deadline of its own — its caller keeps one and ends the wait with
+    /// ``cancelWait(_:)`` — except in the retry queue, where each try waits the manager's
+    /// `defaultAckTimeout`.
+    func startAck(
+        _ event: String, items: [JSONValue], timeout: Duration?,
+        complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
+    ) throws(SocketIOError) -> AckWait {
+        guard !SocketPacket.reservedEventNames.contains(event) else { throw .reservedEventName(event) }
+        let retries = manager.configuration.retries
+        let sentAt = ContinuousClock.now
+        let metrics = manager.metrics
+        let counted: @Sendable (Result<[JSONValue], SocketIOError>) -> Void = { result in
+            if case .success = result { metrics.ackRoundTrip(ContinuousClock.now - sentAt) }
+            complete(result)
+        }
+        guard retries > 0 else { return .ack(sendWithAck(event, items: items, timeout: timeout, complete: counted)) }
+        let each = timeout ?? manager.configuration.defaultAckTimeout
+        return .queued(enqueueRetrying(event, items: items, timeout: each, retries: retries, complete: counted))
     }
 
     /// What an `emitWithAck` caller waits for.
@@ -31,7 +50,9 @@ extension NamespaceConnection {
         case queued(Int)
     }
 
-    private func cancelWait(_ wait: AckWait) {
+    /// Ends a wait before its answer: its caller hears ``SocketIOError/ackTimeout`` (a wait
+    /// that had ended already is left alone).
+    func cancelWait(_ wait: AckWait) {
         switch wait {
         case .ack(let id):
             transition { $0.machine.removeBuffered(ackID: id) }
@@ -41,18 +62,20 @@ extension NamespaceConnection {
         }
     }
 
-    /// Sends one event with an ack id; `complete` hears the ack, the timeout, or the disconnect —
-    /// exactly once. Returns the ack id.
+    /// Sends one event with an ack id; `complete` hears the ack, the timeout (none with
+    /// `timeout` `nil`), or the disconnect — exactly once. Returns the ack id.
     @discardableResult
     func sendWithAck(
-        _ event: String, items: [JSONValue], timeout: Duration,
+        _ event: String, items: [JSONValue], timeout: Duration?,
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
     ) -> Int {
         let id = transition { $0.machine.makeAckID() }
-        let deadline = PendingReplies<Int, [JSONValue], SocketIOError>.Deadline(after: timeout, on: manager.timeline) { [weak self] id in
-            // Not sent yet: it must not go out after its caller gave up.
-            self?.transition { $0.machine.removeBuffered(ackID: id) }
-            return .ackTimeout
+        let deadline = timeout.map { timeout in
+            PendingReplies<Int, [JSONValue], SocketIOError>.Deadline(after: timeout, on: manager.timeline) { [weak self] id in
+                // Not sent yet: it must not go out after its caller gave up.
+                self?.transition { $0.machine.removeBuffered(ackID: id) }
+                return .ackTimeout
+            }
         }
         pendingAcks.add(id, deadline: deadline, complete: complete)
         do throws(SocketIOError) {

@@ -62,6 +62,25 @@ extension Socket {
         try await connection.emitWithAck(event, items: items, timeout: timeout)
     }
 
+    /// For the platform layer's Socket.IO driver, whose connection keeps each request's one
+    /// deadline: emits `event` with an ack id and no deadline of the socket's own (with
+    /// ``Manager/Configuration/retries``, each try waits `defaultAckTimeout`). `complete` hears
+    /// the ack or the disconnect, exactly once; the returned closure ends the wait (`complete`
+    /// then hears ``SocketIOError/ackTimeout`` if it had heard nothing yet).
+    ///
+    /// - Throws: ``SocketIOError/reservedEventName(_:)`` (nothing was sent).
+    package func emitAwaitingAck(
+        _ event: String, items: [JSONValue],
+        complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
+    ) throws(SocketIOError) -> @Sendable () -> Void {
+        let wait = try connection.startAck(event, items: items, timeout: nil, complete: complete)
+        return { [connection] in connection.cancelWait(wait) }
+    }
+
+    /// The acknowledgements the socket waits for now, and how many of them have a deadline of
+    /// the socket's own (for the platform layer's tests).
+    package var ackWaits: (count: Int, deadlines: Int) { (connection.pendingAcks.count, connection.pendingAcks.deadlineCount) }
+
     /// Sends an event and decodes the ack's first item as `T`.
     public func emitWithAck<T: Decodable>(
         _ event: String, items: [JSONValue], timeout: Duration? = nil, as type: T.Type

@@ -195,12 +195,17 @@ public final class SocketIODriver: ConnectionDriver {
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         do {
             return Response(values: try await socket.emitWithAck(event, payload, timeout: timeout))
-        } catch .ackTimeout {
-            throw ConnectionError.timedOut(event: event, after: timeout)
-        } catch .disconnected(let reason) {
-            throw ConnectionError.connectionLost(reason.description)
         } catch {
-            throw ConnectionError.driverFailed(error.description)
+            throw Self.requestFailure(error, event: event, timeout: timeout)
+        }
+    }
+
+    /// What a request's caller hears for the socket's `error`.
+    private static func requestFailure(_ error: SocketIOError, event: String, timeout: Duration) -> ConnectionError {
+        switch error {
+        case .ackTimeout: .timedOut(event: event, after: timeout)
+        case .disconnected(let reason): .connectionLost(reason.description)
+        default: .driverFailed(error.description)
         }
     }
 
@@ -235,6 +240,23 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
         let sharing = SharedManagers()
         return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
             try SocketIODriver(configuration: configuration, logger: logger, sharing: sharing)
+        }
+    }
+}
+
+extension SocketIODriver: CallbackRequestDriver {
+    /// `request` without a deadline or task of its own: its connection keeps the deadline.
+    func startRequest(
+        _ event: String, _ payload: JSONValue, timeout: Duration,
+        complete: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> @Sendable () -> Void {
+        do {
+            return try socket.emitAwaitingAck(event, items: [payload]) { result in
+                complete(result.map { Response(values: $0) }.mapError { Self.requestFailure($0, event: event, timeout: timeout) })
+            }
+        } catch {
+            complete(.failure(Self.requestFailure(error, event: event, timeout: timeout)))
+            return {}
         }
     }
 }

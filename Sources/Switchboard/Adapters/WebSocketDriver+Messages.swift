@@ -39,26 +39,35 @@ extension WebSocketDriver {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let complete: @Sendable (Result<Response, RequestFailure>) -> Void = { result in
+                let id = begin(event, payload, deadline: deadline) { result in
                     continuation.resume(with: result.mapError { $0.error(event: event, timeout: timeout) })
                 }
-                // Registered under the lock, so a close that takes the ids fails this one too.
-                let started = inner.withLockedValue { inner -> (Int, WebSocketClientChannel)? in
-                    guard case .send(let id) = inner.machine.request(), let channel = inner.channel else { return nil }
-                    requests.add(id, deadline: deadline, complete: complete)
-                    return (id, channel)
-                }
-                guard let started else {
+                guard let id else {
                     continuation.resume(throwing: WebSocketDriverError.notOpen)
                     return
                 }
-                let (id, channel) = started
-                channel.send(.text(Envelope.request(name: event, data: payload, id: id).text))
                 if requestID.register(id) { settle(id, .failure(.cancelled)) }
             }
         } onCancel: {
             if let id = requestID.cancel() { settle(id, .failure(.cancelled)) }
         }
+    }
+
+    /// Writes a `request` envelope whose reply `complete` hears; its id, or `nil` when the
+    /// driver is not open (nothing written, `complete` not called).
+    private func begin(
+        _ event: String, _ payload: JSONValue, deadline: PendingReplies<Int, Response, RequestFailure>.Deadline?,
+        complete: @escaping @Sendable (Result<Response, RequestFailure>) -> Void
+    ) -> Int? {
+        // Registered under the lock, so a close that takes the ids fails this one too.
+        let started = inner.withLockedValue { inner -> (Int, WebSocketClientChannel)? in
+            guard case .send(let id) = inner.machine.request(), let channel = inner.channel else { return nil }
+            requests.add(id, deadline: deadline, complete: complete)
+            return (id, channel)
+        }
+        guard let (id, channel) = started else { return nil }
+        channel.send(.text(Envelope.request(name: event, data: payload, id: id).text))
+        return id
     }
 
     /// Answers request `id` with `result`, if it still waits.
@@ -141,5 +150,22 @@ enum RequestFailure: Error {
         case .closed(let reason): WebSocketDriverError.closed(reason: reason)
         case .cancelled: CancellationError()
         }
+    }
+}
+
+extension WebSocketDriver: CallbackRequestDriver {
+    /// `request` without a deadline or task of its own: its connection keeps the deadline.
+    func startRequest(
+        _ event: String, _ payload: JSONValue, timeout: Duration,
+        complete: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> @Sendable () -> Void {
+        let id = begin(event, payload, deadline: nil) { result in
+            complete(result.mapError { $0.error(event: event, timeout: timeout) })
+        }
+        guard let id else {
+            complete(.failure(WebSocketDriverError.notOpen))
+            return {}
+        }
+        return { [weak self] in self?.settle(id, .failure(.cancelled)) }
     }
 }

@@ -49,7 +49,7 @@ extension DriverConnection {
         // when it passes, the request leaves the queue (or is abandoned by the driver) and the
         // caller hears `timedOut`.
         let deadline = PendingReplies<UInt64, Response, ConnectionError>.Deadline(after: timeout, on: stopwatch) { [weak self] id in
-            self?.transition { $0.finishRequest(id) }?.driverTask?.cancel()
+            self?.transition { $0.finishRequest(id) }?.endDriverRequest?()
             return .timedOut(event: event, after: timeout)
         }
         return try await withTaskCancellationHandler {
@@ -78,35 +78,45 @@ extension DriverConnection {
         }
     }
 
-    /// Hands a claimed request to the driver with what is left of its deadline (the driver's
-    /// own timeout ends the call when the deadline passes). Returns the task that ends when the
-    /// driver is done with it.
-    @discardableResult
-    func startDriverRequest(_ request: Machine.DriverRequest) -> Task<Void, Never> {
-        let driver = self.driver
-        let task = Task { [weak self] in
-            let result: Result<Response, ConnectionError>
-            do {
-                result = .success(try await driver.request(request.event, request.payload, timeout: request.remaining))
-            } catch {
-                result = .failure(ConnectionError(driverFailure: error))
+    /// Hands a claimed request to the driver; `done` runs once the driver is finished with it.
+    /// A driver of ours (``CallbackRequestDriver``) takes it without a task or a deadline of
+    /// its own: the deadline in `replies` is the request's only one. Any other driver gets a
+    /// task and what is left of the deadline (its own timeout ends the call when it passes).
+    func startDriverRequest(_ request: Machine.DriverRequest, done: (@Sendable () -> Void)? = nil) {
+        let id = request.id
+        let end: @Sendable () -> Void
+        if let driver = driver as? any CallbackRequestDriver {
+            end = driver.startRequest(request.event, request.payload, timeout: request.timeout) { [weak self] result in
+                self?.finishRequest(id, result.mapError { ConnectionError(driverFailure: $0) })
+                done?()
             }
-            self?.finishRequest(request.id, result)
+        } else {
+            let driver = self.driver
+            let task = Task { [weak self] in
+                let result: Result<Response, ConnectionError>
+                do {
+                    result = .success(try await driver.request(request.event, request.payload, timeout: request.remaining))
+                } catch {
+                    result = .failure(ConnectionError(driverFailure: error))
+                }
+                self?.finishRequest(id, result)
+                done?()
+            }
+            end = { task.cancel() }
         }
-        if !transition({ $0.requestStarted(request.id, task: task) }) { task.cancel() }
-        return task
+        if !transition({ $0.requestStarted(id, end: end) }) { end() }
     }
 
     /// Answers request `id`'s caller, once; later results for it are ignored.
     func finishRequest(_ id: UInt64, _ result: Result<Response, ConnectionError>) {
-        transition { $0.finishRequest(id) }?.driverTask?.cancel()
+        transition { $0.finishRequest(id) }?.endDriverRequest?()
         replies.settle(id, with: result)
     }
 
     /// Answers the callers of these requests (already taken out of the machine).
     func fail(_ requests: [UInt64: Machine.PendingRequest], with error: ConnectionError) {
         for (id, request) in requests {
-            request.driverTask?.cancel()
+            request.endDriverRequest?()
             replies.settle(id, with: .failure(error))
         }
     }
@@ -136,7 +146,9 @@ extension DriverConnection {
                     waiter.resume(throwing: ConnectionError(driverFailure: error))
                 }
             case .request(let request):
-                await startDriverRequest(request).value
+                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                    startDriverRequest(request) { finished.resume() }
+                }
             case .expired(let id, let error):
                 replies.settle(id, with: .failure(error))
             }

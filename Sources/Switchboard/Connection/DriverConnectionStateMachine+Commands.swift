@@ -60,16 +60,16 @@ extension DriverConnectionStateMachine {
         return .direct(DriverRequest(id: id, event: request.event, payload: request.payload, timeout: request.timeout, remaining: remaining))
     }
 
-    /// The owner started request `id`'s driver task: `false` when the request ended meanwhile
-    /// (cancel the task).
-    mutating func requestStarted(_ id: UInt64, task: Task<Void, Never>) -> Bool {
+    /// The owner handed request `id` to the driver; `end` ends the driver's part: `false` when
+    /// the request ended meanwhile (call `end`).
+    mutating func requestStarted(_ id: UInt64, end: @escaping @Sendable () -> Void) -> Bool {
         guard requests[id] != nil else { return false }
-        requests[id]?.driverTask = task
+        requests[id]?.endDriverRequest = end
         return true
     }
 
     /// Request `id` ended (answered, failed, expired, cancelled): what was kept for it, whose
-    /// driver task to cancel (`nil` when it had ended already).
+    /// driver part to end (`nil` when it had ended already).
     mutating func finishRequest(_ id: UInt64) -> PendingRequest? {
         guard let request = requests.removeValue(forKey: id) else { return nil }
         _ = removeQueued(id)

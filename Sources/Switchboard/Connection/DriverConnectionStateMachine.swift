@@ -31,8 +31,9 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
         let stopwatch: Timeline
         /// Set once handed to the driver: from then on a transport drop fails it.
         var inFlight = false
-        /// The task carrying it to the driver, cancelled when the request ends first.
-        var driverTask: Task<Void, Never>?
+        /// Ends the driver's part (cancels its task, or tells a ``CallbackRequestDriver``),
+        /// called when the request ends first.
+        var endDriverRequest: (@Sendable () -> Void)?
     }
 
     /// A request handed to the driver: what to send and with how much of its deadline left.

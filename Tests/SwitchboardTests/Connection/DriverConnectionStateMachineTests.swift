@@ -195,17 +195,20 @@ import Testing
         #expect(machine.requests[id] == nil)
     }
 
-    @Test func anAnsweredRequestLeavesOnceAndItsDriverTaskIsHandedBack() throws {
+    @Test func anAnsweredRequestLeavesOnceAndItsDriverPartIsHandedBack() throws {
         var machine = connected()
         let id = machine.makeID()
         _ = try machine.request(id, pending("ack"))
-        let task = Task<Void, Never> {}
-        let stored = machine.requestStarted(id, task: task)
+        let ended = Gate()
+        let stored = machine.requestStarted(id, end: { ended.open() })
         #expect(stored)
-        #expect(machine.finishRequest(id)?.driverTask == task)
+        let finished = machine.finishRequest(id)
+        #expect(!ended.isOpen, "the machine ends nothing itself")
+        finished?.endDriverRequest?()
+        #expect(ended.isOpen, "the driver's part is handed back to be ended")
         #expect(machine.finishRequest(id) == nil, "answered once")
-        let storedLate = machine.requestStarted(id, task: task)
-        #expect(!storedLate, "a task started after the end is cancelled")
+        let storedLate = machine.requestStarted(id, end: {})
+        #expect(!storedLate, "a driver part started after the end is ended")
     }
 
     @Test func anExpiredQueuedRequestLeavesTheQueue() throws {
