@@ -2,31 +2,10 @@ import SwitchboardCore
 import SocketIOProtocol
 
 extension NamespaceConnection {
-    /// ``Socket/emitWithAck(_:items:timeout:)``: one ack wait, or a place in the retry queue.
-    func emitWithAck(_ event: String, items: [JSONValue], timeout: Duration?) async throws(SocketIOError) -> [JSONValue] {
-        let timeout = timeout ?? manager.configuration.defaultAckTimeout
-        // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
-        let started = CancellationTarget<AckWait>()
-        let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                do throws(SocketIOError) {
-                    let wait = try startAck(event, items: items, timeout: timeout) { continuation.resume(returning: $0) }
-                    if started.register(wait) { cancelWait(wait) }
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        } onCancel: {
-            if let wait = started.cancel() { self.cancelWait(wait) }
-        }
-        return try result.get()
-    }
-
-    /// Starts one ack wait, or a place in the retry queue; `complete` hears the ack, the timeout
-    /// or the disconnect exactly once (and the ack's round trip is counted). With `timeout`
-    /// `nil` the wait has no deadline of its own — its caller keeps one and ends the wait with
-    /// ``cancelWait(_:)`` — except in the retry queue, where each try waits the manager's
-    /// `defaultAckTimeout`.
+    /// Starts one ack wait, or a place in the retry queue (each try waiting `timeout` or the
+    /// `defaultAckTimeout`); `complete` hears the ack, the timeout or the disconnect exactly
+    /// once. Without retries, `timeout` `nil` means no deadline: the caller ends the wait
+    /// (``cancelWait(_:)``).
     func startAck(
         _ event: String, items: [JSONValue], timeout: Duration?,
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
@@ -42,12 +21,6 @@ extension NamespaceConnection {
         guard retries > 0 else { return .ack(sendWithAck(event, items: items, timeout: timeout, complete: counted)) }
         let each = timeout ?? manager.configuration.defaultAckTimeout
         return .queued(enqueueRetrying(event, items: items, timeout: each, retries: retries, complete: counted))
-    }
-
-    /// What an `emitWithAck` caller waits for.
-    enum AckWait: Sendable {
-        case ack(Int)
-        case queued(Int)
     }
 
     /// Ends a wait before its answer: its caller hears ``SocketIOError/ackTimeout`` (a wait
@@ -103,4 +76,10 @@ extension NamespaceConnection {
             throw .notConnected
         }
     }
+}
+
+/// What an `emitWithAck` caller waits for: an ack id, or a place in the retry queue.
+enum AckWait: Sendable {
+    case ack(Int)
+    case queued(Int)
 }

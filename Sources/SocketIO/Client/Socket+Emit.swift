@@ -59,7 +59,22 @@ extension Socket {
     /// extra tries failed; then this throws the last try's error. The server may see an emit
     /// more than once (at-least-once): give payloads an id and de-duplicate there.
     public func emitWithAck(_ event: String, items: [JSONValue], timeout: Duration? = nil) async throws(SocketIOError) -> [JSONValue] {
-        try await connection.emitWithAck(event, items: items, timeout: timeout)
+        let (connection, timeout) = (connection, timeout ?? connection.manager.configuration.defaultAckTimeout)
+        // Cancelling the caller ends its wait like a timeout (and takes a queued emit out).
+        let started = CancellationTarget<AckWait>()
+        let result: Result<[JSONValue], SocketIOError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                do throws(SocketIOError) {
+                    let wait = try connection.startAck(event, items: items, timeout: timeout) { continuation.resume(returning: $0) }
+                    if started.register(wait) { connection.cancelWait(wait) }
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        } onCancel: {
+            if let wait = started.cancel() { connection.cancelWait(wait) }
+        }
+        return try result.get()
     }
 
     /// For the platform layer's Socket.IO driver, whose connection keeps each request's one

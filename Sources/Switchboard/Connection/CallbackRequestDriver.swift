@@ -15,3 +15,30 @@ protocol CallbackRequestDriver: ConnectionDriver {
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void
 }
+
+extension ConnectionDriver {
+    /// Hands `request` to the driver; `complete` hears its outcome once. Returns what ends the
+    /// driver's part (when the request's deadline passes or its caller is cancelled first).
+    ///
+    /// A ``CallbackRequestDriver`` takes it as it is: the deadline in the connection's replies
+    /// is the request's only one. Any other driver gets a task and what is left of the deadline
+    /// as its `timeout`.
+    func start(
+        _ request: DriverConnectionStateMachine<some Sendable, some Sendable>.DriverRequest,
+        complete: @escaping @Sendable (Result<Response, ConnectionError>) -> Void
+    ) -> @Sendable () -> Void {
+        if let driver = self as? any CallbackRequestDriver {
+            return driver.startRequest(request.event, request.payload, timeout: request.timeout) { result in
+                complete(result.mapError { ConnectionError(driverFailure: $0) })
+            }
+        }
+        let task = Task {
+            do {
+                complete(.success(try await self.request(request.event, request.payload, timeout: request.remaining)))
+            } catch {
+                complete(.failure(ConnectionError(driverFailure: error)))
+            }
+        }
+        return { task.cancel() }
+    }
+}

@@ -78,31 +78,13 @@ extension DriverConnection {
         }
     }
 
-    /// Hands a claimed request to the driver; `done` runs once the driver is finished with it.
-    /// A driver of ours (``CallbackRequestDriver``) takes it without a task or a deadline of
-    /// its own: the deadline in `replies` is the request's only one. Any other driver gets a
-    /// task and what is left of the deadline (its own timeout ends the call when it passes).
+    /// Hands a claimed request to the driver (``ConnectionDriver/start(_:complete:)``); `done`
+    /// runs once the driver is finished with it.
     func startDriverRequest(_ request: Machine.DriverRequest, done: (@Sendable () -> Void)? = nil) {
         let id = request.id
-        let end: @Sendable () -> Void
-        if let driver = driver as? any CallbackRequestDriver {
-            end = driver.startRequest(request.event, request.payload, timeout: request.timeout) { [weak self] result in
-                self?.finishRequest(id, result.mapError { ConnectionError(driverFailure: $0) })
-                done?()
-            }
-        } else {
-            let driver = self.driver
-            let task = Task { [weak self] in
-                let result: Result<Response, ConnectionError>
-                do {
-                    result = .success(try await driver.request(request.event, request.payload, timeout: request.remaining))
-                } catch {
-                    result = .failure(ConnectionError(driverFailure: error))
-                }
-                self?.finishRequest(id, result)
-                done?()
-            }
-            end = { task.cancel() }
+        let end = driver.start(request) { [weak self] result in
+            self?.finishRequest(id, result)
+            done?()
         }
         if !transition({ $0.requestStarted(id, end: end) }) { end() }
     }
