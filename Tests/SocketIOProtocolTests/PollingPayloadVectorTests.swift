@@ -69,6 +69,15 @@ struct PollingPayloadVectorTests {
             == [0x34, 0xF0, 0x9F, 0x98, 0x80, 0x1E, 0x34, 0xE2, 0x82, 0xAC])
     }
 
+    @Test func v4DecodeSplitsOnTheSeparatorOnly() throws {
+        // The separator is split on as a byte: a combining mark after it starts the next record
+        // (a control character joins no grapheme), empty records are errors, not skipped.
+        #expect(try PollingPayload.decode("4e\u{301}\u{1e}4\u{301}😀\u{1e}4", version: .v4)
+            == [.message("e\u{301}"), .message("\u{301}😀"), .message("")])
+        #expect(throws: ProtocolError.emptyPacket) { try PollingPayload.decode("4a\u{1e}\u{1e}4b", version: .v4) }
+        #expect(throws: ProtocolError.emptyPacket) { try PollingPayload.decode("4a\u{1e}", version: .v4) }
+    }
+
     // MARK: §6 Engine.IO v3 text bodies
 
     static let v3Vectors: [PayloadVector] = [

@@ -9,6 +9,7 @@ public import Foundation
 public enum PollingPayload {
     /// The v4 record separator.
     public static let recordSeparator: Character = "\u{1e}"
+    private static let recordSeparatorByte = UInt8(0x1e)
 
     /// Encodes packets as one text body.
     public static func encode(_ packets: [EnginePacket], version: EngineIOVersion) -> String {
@@ -36,10 +37,17 @@ public enum PollingPayload {
 
     private static func decodeV4(_ body: String) throws(ProtocolError) -> [EnginePacket] {
         guard !body.isEmpty else { throw .invalidPayload("empty body") }
+        // The separator is one ASCII byte that no other UTF-8 sequence contains, and a control
+        // character, which never joins a grapheme: splitting the bytes splits the characters,
+        // without walking the body character by character.
         var packets: [EnginePacket] = []
-        for record in body.split(separator: recordSeparator, omittingEmptySubsequences: false) {
-            packets.append(try EnginePacket.decode(text: record, version: .v4))
+        let bytes = body.utf8
+        var start = bytes.startIndex
+        while let end = bytes[start...].firstIndex(of: recordSeparatorByte) {
+            packets.append(try EnginePacket.decode(text: body[start..<end], version: .v4))
+            start = bytes.index(after: end)
         }
+        packets.append(try EnginePacket.decode(text: body[start...], version: .v4))
         return packets
     }
 

@@ -8,11 +8,17 @@ struct EngineQuery: Sendable {
     var parameters: [String: String] = [:]
 
     init(_ query: Substring?) {
-        guard let query, !query.isEmpty else { return }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.decode(parts[0])
-            let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+        guard var rest = query else { return }
+        // Split on the bytes `&` and `=` (ASCII, so never inside another character): every
+        // polling request has a query, and walking it character by character showed in profiles.
+        while !rest.isEmpty {
+            let end = rest.utf8.firstIndex(of: UInt8(ascii: "&")) ?? rest.endIndex
+            let pair = rest[..<end]
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.utf8.index(after: end)...]
+            guard !pair.isEmpty else { continue }
+            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
+            let name = Self.decode(equals.map { pair[..<$0] } ?? pair)
+            let value = equals.map { Self.decode(pair[pair.utf8.index(after: $0)...]) } ?? ""
             if parameters[name] == nil { parameters[name] = value }
         }
     }
@@ -22,6 +28,8 @@ struct EngineQuery: Sendable {
     var sid: String? { parameters["sid"] }
 
     private static func decode(_ text: Substring) -> String {
+        // Engine.IO's own parameters (`EIO=4`, `transport=polling`, a sid, `t=…`) need none.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }
