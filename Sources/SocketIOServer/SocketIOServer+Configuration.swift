@@ -50,7 +50,7 @@ extension SocketIOServer {
         /// WebSocket one by refusing the upgrade: 400) until one closes. `nil` (the default,
         /// like socket.io's server): no limit.
         public var maxSessions: Int?
-        /// Whether a WebSocket connection's messages are read, decoded and handed to the app's
+        /// Whether a connection's messages are read, decoded and handed to the app's
         /// handlers on the connection's own event loop (a task preferring it), so that an event
         /// and the reply the handler writes never cross threads — the fewest context switches
         /// and the lowest latency, as socket.io's single-threaded Node server does. On by
@@ -58,7 +58,9 @@ extension SocketIOServer {
         /// other connections of that loop, as it would hold up a Node server; set it to `false`
         /// for such handlers, which then run on the concurrency pool, one task per burst of
         /// messages (four to five times the server's context switches, `Benchmarks/README.md`).
-        /// Long-polling requests are Hummingbird's either way.
+        /// Long-polling too: an HTTP connection's requests are served by a task preferring its
+        /// event loop (not on a server mounted with `httpServer()`, whose connections also
+        /// carry the app's routes).
         public var handlersOnEventLoop: Bool
         /// Whether Engine.IO v3 clients (socket.io 2.x's client and everything pinned to it,
         /// python-socketio 4.x) are served, as socket.io's `allowEIO3`: Engine.IO v3 (client

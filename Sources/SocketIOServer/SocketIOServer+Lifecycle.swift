@@ -57,7 +57,8 @@ extension SocketIOServer {
                     responder: responder,
                     core: core,
                     idleTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout))),
-                    headTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout)))
+                    headTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout))),
+                    onEventLoop: configuration.handlersOnEventLoop
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),

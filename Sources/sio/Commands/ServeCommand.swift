@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also serve Engine.IO v3 / Socket.IO v4 clients (socket.io 2.x, python-socketio 4.x), like socket.io's allowEIO3.")
     var allowEio3 = false
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Run each WebSocket connection's handlers on its event loop (the default: fewest context switches; handlers must not compute for long); --no-handlers-on-event-loop runs them on the concurrency pool.")
+    @Flag(name: .long, inversion: .prefixedNo, help: "Run each connection's handlers on its event loop, WebSocket and long-polling (the default: fewest context switches; handlers must not compute for long); --no-handlers-on-event-loop runs them on the concurrency pool.")
     var handlersOnEventLoop = true
 
     @Option(name: .long, help: "Join a cluster of servers through PostgreSQL (postgres://user@host:port/db), wire-compatible with socket.io's @socket.io/postgres-adapter.")

@@ -6,8 +6,9 @@ import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
-/// `handlersOnEventLoop`: a WebSocket connection's handlers run on its event loop (the default),
-/// in order, and answer from there; with it off they run on the concurrency pool, in order too.
+/// `handlersOnEventLoop`: a connection's handlers run on its event loop (the default), in order,
+/// and answer from there — over WebSocket and over long-polling; with it off they run on the
+/// concurrency pool, in order too.
 @Suite("Server handlers on the event loop")
 struct HandlersOnEventLoopTests {
     @Test("the default is the event loop")
@@ -43,6 +44,33 @@ struct HandlersOnEventLoopTests {
             #expect(result.numbers == Array(0..<100))
             #expect(result.offLoop == (onEventLoop ? 0 : 100), "every handler ran \(onEventLoop ? "on an event loop" : "on the pool")")
             client.socket.drop()
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func pollingHandlersRunWhereConfigured(onEventLoop: Bool) async throws {
+        let seen = NIOLockedValueBox<(numbers: [Int], offLoop: Int)>(([], 0))
+        try await DemoServer.with({ $0.handlersOnEventLoop = onEventLoop }, installingDemo: false, setup: { server in
+            server.namespace("/").onConnection { socket in
+                socket.on("n") { event in
+                    let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                    seen.withLockedValue { seen in
+                        seen.numbers.append(event.items.first?.intValue ?? -1)
+                        if !onLoop { seen.offLoop += 1 }
+                    }
+                    event.ack?.respond(event.items)
+                }
+            }
+        }) { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            try await client.post(["40"])
+            #expect(try await client.receive(1).first?.hasPrefix("40") == true, "the namespace's CONNECT")
+            try await client.post((0..<20).map { "42\($0)[\"n\",\($0)]" })
+            let acks = try await client.receive(20)
+            #expect(acks == (0..<20).map { "43\($0)[\($0)]" }, "every ack, in order")
+            let result = seen.withLockedValue { $0 }
+            #expect(result.numbers == Array(0..<20))
+            #expect(result.offLoop == (onEventLoop ? 0 : 20), "every handler ran \(onEventLoop ? "on an event loop" : "on the pool")")
         }
     }
 }

@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
+import SwitchboardCore
 
 /// Every connection the server accepts: HTTP/1.1 (polling and the other routes, answered by
 /// Hummingbird), or a WebSocket upgrade served from channel handlers.
@@ -34,12 +35,17 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
     let idleTimeout: Duration?
     /// How long a connection may take to send its first request head.
     let headTimeout: TimeAmount
+    /// Whether an HTTP connection's requests are served by a task preferring its event loop
+    /// (long-polling with ``SocketIOServer/Configuration/handlersOnEventLoop``, on a server of
+    /// our own; a server mounted in an app serves the app's routes too, so not there).
+    let onEventLoop: Bool
 
-    init(responder: @escaping HTTPChannelHandler.Responder, core: ServerCore, idleTimeout: Duration?, headTimeout: TimeAmount) {
+    init(responder: @escaping HTTPChannelHandler.Responder, core: ServerCore, idleTimeout: Duration?, headTimeout: TimeAmount, onEventLoop: Bool = false) {
         self.responder = Self.redirectingLateUpgrades(responder)
         self.core = core
         self.idleTimeout = idleTimeout
         self.headTimeout = headTimeout
+        self.onEventLoop = onEventLoop
     }
 
     /// Past the process's descriptor reserve, an accepted connection is closed at once.
@@ -109,6 +115,13 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
             switch try await value.upgradeResult.get() {
             case .webSocket:
                 break  // its handlers serve it; nothing waits here
+            case .notUpgraded(let http) where onEventLoop:
+                // A request is read, answered and written on the connection's thread, and a
+                // long-poll's response is written from where the event that completes it ran.
+                let logger = logger
+                await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+                    await handleHTTP(asyncChannel: http, logger: logger)
+                }
             case .notUpgraded(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .failedUpgrade(let http):
