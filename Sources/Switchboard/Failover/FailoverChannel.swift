@@ -19,7 +19,7 @@ enum FailoverChannel {
 
     /// A timer of the channel.
     enum Timer: Sendable, Hashable {
-        /// The policy's interval (``FailoverDriver/Options/tickInterval``): stalls and time-based rules.
+        /// The policy's interval (``FailoverOptions/tickInterval``): stalls and time-based rules.
         case tick
         /// The short acknowledgement delay after a delivery.
         case ackDelay

@@ -22,51 +22,10 @@ public enum FailoverEvent: Sendable, Hashable {
 /// keeper, like the other drivers. A switch is invisible to the connection above: sends made
 /// meanwhile are numbered and kept, and go out (with whatever the peer missed) once the new
 /// transport has resumed the channel. Only when neither transport can be reached after
-/// ``Options/maxAttempts`` does it report the connection lost.
+/// ``FailoverOptions/maxAttempts`` does it report the connection lost.
 public final class FailoverDriver: ConnectionDriver {
     /// Where the two transports reach the backend, and how hard to try.
-    public struct Options: Sendable {
-        /// The plain WebSocket endpoint (`ws://host/ws`); the channel id is added as a query.
-        public var webSocketURL: URL
-        /// The Socket.IO server (`http://host`) and the namespace that carries channels.
-        public var socketIOURL: URL
-        /// The Socket.IO namespace that carries channels.
-        public var namespace = "/channel"
-        /// How long opening one transport and resuming the channel on it may take.
-        public var connectTimeout: Duration = .seconds(5)
-        /// The timeout of requests that give none.
-        public var requestTimeout: Duration = .seconds(10)
-        /// Unacknowledged messages kept at most; past it `send` throws (nothing is dropped), and
-        /// ``FailoverDriver/send(_:_:waitingUpTo:)`` waits for acknowledgements to make room.
-        public var window = 1_000
-        /// Acknowledge after this many messages, or after ``ackDelay`` for fewer.
-        public var ackEvery = 32
-        /// How long an acknowledgement waits for more messages before it goes out.
-        public var ackDelay: Duration = .milliseconds(20)
-        /// Reconnection attempts after a transport dropped (across both transports) before the
-        /// connection is reported lost.
-        public var maxAttempts = 20
-        /// How often the policy's time-based rules run (and the acknowledgement deadline is checked).
-        public var tickInterval: Duration = .seconds(1)
-        /// A message unacknowledged this long means the transport stalled (open, but nothing
-        /// moves): it is abandoned and the channel resumes (``FailoverSignal/deadlineMissed(_:)``).
-        /// A path that stalls while nothing is sent is noticed at the next send (Socket.IO's own
-        /// heartbeat notices it too).
-        public var ackTimeout: Duration = .seconds(10)
-        /// The clock of deadlines, acknowledgement delays and ticks; inject a test clock in tests.
-        public var clock: any Clock<Duration> = ContinuousClock()
-        /// Where the driver logs; silent unless you pass your own.
-        public var logger = Logger.disabled("switchboard.failover")
-        /// Feeds network path changes to the policy (``FailoverSignal/pathChanged(_:)``); the
-        /// system's monitor by default, `nil` for none.
-        public var networkMonitor: (any NetworkMonitor)? = NetworkMonitors.system
-
-        /// Options for a channel over the plain WebSocket at `webSocketURL` and Socket.IO at `socketIOURL`, defaults for the rest.
-        public init(webSocketURL: URL, socketIOURL: URL) {
-            self.webSocketURL = webSocketURL
-            self.socketIOURL = socketIOURL
-        }
-    }
+    public typealias Options = FailoverOptions
 
     /// How the driver connects.
     public let options: Options
@@ -218,7 +177,7 @@ public final class FailoverDriver: ConnectionDriver {
     /// Whether the last open resumed a channel the server still held (`false`: a new channel).
     public var recovered: Bool? { snapshot.recovered }
 
-    /// Messages sent and not yet acknowledged by the server (at most ``Options/window``): how far
+    /// Messages sent and not yet acknowledged by the server (at most ``FailoverOptions/window``): how far
     /// behind the server is, or how much a switch will send again.
     public var unacknowledgedCount: Int { snapshot.unacknowledged }
 
