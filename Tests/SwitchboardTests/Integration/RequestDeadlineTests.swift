@@ -65,4 +65,24 @@ struct RequestDeadlineTests {
         try await connection.disconnect()
         await running.stop()
     }
+
+    @Test func aFailoverChannelsRequestToo() async throws {
+        let (received, release) = (Gate(), Gate())
+        let setup = try await PinnedChannel.open(handlers: { channel in
+            channel.onRequest("hold") { _ in
+                received.open()
+                await release.wait()
+                return []
+            }
+        })
+        let requests = setup.driver.requests
+        let request = Task { try await setup.connection.request("hold", 1, timeout: .milliseconds(300)) }
+        try await withTimeout(10, "the server hears the request") { await received.wait() }
+        #expect((requests.count, requests.deadlineCount) == (1, 0), "the driver waits for the reply, with no deadline of its own")
+        let error = await failure(of: request)
+        #expect(error as? ConnectionError == .timedOut(event: "hold", after: .milliseconds(300)))
+        #expect(requests.count == 0, "the driver forgot the request when the connection's deadline passed")
+        release.open()
+        await setup.stop()
+    }
 }
