@@ -10,10 +10,15 @@ import SocketIOProtocol
 /// (and whether they came in order). Latency: one at a time, from the sender's `emit` to the
 /// listener's handler.
 struct AcrossBench: Sendable {
+    /// The sender's server.
     var url: URL
+    /// The listener's server, in the same cluster.
     var other: URL
+    /// How many the throughput figure sends, pipelined.
     var broadcasts: Int
+    /// How many the latency figures time, one at a time.
     var probes: Int
+    /// Both clients' handlers inline on their event loops (``HandlerExecutor/inline``).
     var inlineHandlers = false
 
     struct Result: Sendable {
