@@ -32,8 +32,12 @@ struct ConnectionLiveStatusTests {
 
         server.connectBehavior = .refuse("maintenance")
         await #expect(throws: ConnectionError.connectFailed("maintenance")) { try await connection.connect() }
-        try await waitUntil("the failed attempt") { status.reconnectAttempts == 1 && status.state == .disconnected }
-        #expect(status.lastError == "\(ConnectionError.connectFailed("maintenance"))")
+        // The attempt is counted as `reconnecting` begins, before the state shows it: until the
+        // attempt's own `disconnected` arrives, the state still shows the loss's (and its error).
+        let refused = "\(ConnectionError.connectFailed("maintenance"))"
+        try await waitUntil("the failed attempt") {
+            status.reconnectAttempts == 1 && status.state == .disconnected && status.lastError == refused
+        }
 
         server.connectBehavior = .accept
         try await withTimeout(10, "reconnect") { try await connection.connect() }
