@@ -1,4 +1,4 @@
-public import SocketIOProtocol
+import SocketIOProtocol
 
 /// A driver of ours whose requests need neither a deadline nor a task of their own: its
 /// ``DriverConnection`` keeps the request's one deadline (in its replies) and ends the request

@@ -1,4 +1,4 @@
-public import SocketIOProtocol
+import SocketIOProtocol
 
 extension FailoverDriver: CallbackRequestDriver {
     /// `request` without a deadline or task of its own: its connection keeps the deadline, and

@@ -1,6 +1,6 @@
-public import SwitchboardCore
-public import Foundation
-public import Logging
+import SwitchboardCore
+import Foundation
+import Logging
 import NIOConcurrencyHelpers
 public import SocketIOProtocol
 
