@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import SocketIOServer
 import SwitchboardDemo
 
@@ -54,10 +55,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Heartbeat timeout in milliseconds (default 20000).")
     var pingTimeout: Int?
 
+    @Option(name: .long, help: "Event-loop threads (default: one per core). 1 makes the server single-threaded like a Node process: the fastest for several servers on one machine, as in a cluster with a process per core.")
+    var eventLoops: Int?
+
     @Option(name: .long, help: "Serve the server's metrics in Prometheus's text format at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464).")
     var metrics: String?
 
+    func validate() throws {
+        if let eventLoops, eventLoops < 1 { throw ValidationError("--event-loops must be at least 1") }
+    }
+
     func run() async throws {
+        // First of all: NIO takes the count only before its threads exist.
+        if let eventLoops { NIOSingletons.groupLoopCountSuggestion = eventLoops }
         try await reportingErrors {
             var logger = Logger(label: "sio.serve") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .info
