@@ -12,6 +12,7 @@ extension PostgresClusterTransport: ClusterSessionStore {
     public func prepareSessions(retention: Duration) async throws {
         guard sessionTable != nil else { throw PostgresClusterTransportError.invalidOption("sessions are off") }
         self.retention = max(self.retention, retention)
+        recoveryWindow = max(recoveryWindow ?? retention, retention)
     }
 
     /// Applies session changes in order, a statement per run of changes of one kind.
@@ -35,7 +36,8 @@ extension PostgresClusterTransport: ClusterSessionStore {
         return TakenClusterSession(session: session, owner: previous, createdAt: created)
     }
 
-    /// The journal's numbered messages of `namespace` within `ranges`, oldest first.
+    /// The journal's numbered messages of `namespace` within `ranges` written within the
+    /// recovery window, oldest first.
     public func journal(namespace: String, ranges: [ClusterJournalRange], since: String) async throws -> [ClusterMessage] {
         guard !ranges.isEmpty else { return [] }
         let rows = try await queries.run(try sessionTable.orClosed().journalRows(
@@ -43,7 +45,8 @@ extension PostgresClusterTransport: ClusterSessionStore {
             origins: ranges.map(\.origin),
             after: ranges.map { $0.after.map { Int64(clamping: $0) } ?? -1 },
             through: ranges.map { Int64(clamping: $0.through) },
-            since: since
+            since: since,
+            window: journalWindow
         ))
         var messages: [ClusterMessage] = []
         for row in rows {
@@ -57,15 +60,19 @@ extension PostgresClusterTransport: ClusterSessionStore {
         return messages
     }
 
-    /// The highest journaled number of each of `origins` in `namespace`.
+    /// The highest journaled number of each of `origins` in `namespace`, within the recovery window.
     public func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
-        origins.isEmpty ? [:] : try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins))
+        origins.isEmpty ? [:] : try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins, window: journalWindow))
     }
 
-    /// The highest journaled number of every origin in `namespace`.
+    /// The highest journaled number of every origin in `namespace`, within the recovery window.
     public func lastJournaled(namespace: String) async throws -> [String: UInt64] {
-        try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace))
+        try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, window: journalWindow))
     }
+
+    /// How far back the journal is read: the longest recovery window a server asked for (a
+    /// client gone longer has no session to recover), or the retention before any asked.
+    private var journalWindow: Duration { recoveryWindow ?? retention }
 
     private func lastNumbers(_ query: PostgresQuery) async throws -> [String: UInt64] {
         var last: [String: UInt64] = [:]

@@ -35,6 +35,9 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// How long journal rows and sessions are kept: the cleanup interval, or the longest
     /// recovery window a server asked for.
     var retention: Duration
+    /// The longest recovery window a server asked for (``prepareSessions(retention:)``): the
+    /// journal is read within it.
+    var recoveryWindow: Duration?
     let connector: PostgresConnector
     /// The event loop of the transport's connections, as an executor (``taskExecutor``).
     private nonisolated let loopExecutor: EventLoopTaskExecutor

@@ -61,4 +61,35 @@ struct SessionStoreTests {
         await transport.shutdown()
         _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
     }
+
+    @Test("the journal is read within the recovery window: an origin whose rows are older names no last number and replays nothing")
+    func journalWithinTheWindow() async throws {
+        guard let url = try TestDatabase.url() else { return }
+        let name = TestDatabase.unique("window")
+        var options = TestDatabase.options(name)
+        options.sessionTableName = name + "_sessions"
+        let transport = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
+        do {
+            try await transport.prepareSessions(retention: .seconds(120))
+            let (a, b) = ("aaaaaaaa00000001", "bbbbbbbb00000002")
+            try await transport.publish([Self.broadcast(a, 1), Self.broadcast(a, 2), Self.broadcast(b, 1)])
+            // Origin a's rows written three minutes ago, out of the two-minute window.
+            _ = try await TestDatabase.psql(url, "UPDATE \(name) SET created_at = now() - interval '3 minutes' WHERE origin = 'aaaaaaaa'")
+            #expect(try await transport.lastJournaled(namespace: "/") == ["bbbbbbbb": 1])
+            #expect(try await transport.lastJournaled(namespace: "/", origins: ["aaaaaaaa", "bbbbbbbb"]) == ["bbbbbbbb": 1])
+            let ranges = [
+                ClusterJournalRange(origin: "aaaaaaaa", after: nil, through: 2),
+                ClusterJournalRange(origin: "bbbbbbbb", after: 0, through: 1),
+            ]
+            let messages = try await transport.journal(namespace: "/", ranges: ranges, since: "-infinity")
+            #expect(messages.map { "\($0.originTag):\($0.sequence ?? 0)" } == ["bbbbbbbb:1"])
+            let known = try await transport.journal(namespace: "/", ranges: [ClusterJournalRange(origin: "aaaaaaaa", after: 0, through: 2)], since: "-infinity")
+            #expect(known.isEmpty)
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
+    }
 }

@@ -126,23 +126,37 @@ struct SessionTable: Sendable, Hashable {
         return "DELETE FROM \(unescaped: name) WHERE coalesce(disconnected_at, seen_at) < now() - \(milliseconds)::bigint * interval '1 millisecond'"
     }
 
-    /// Journal rows of `namespace` in the ranges (`after` -1: every row written since `since`).
-    func journalRows(namespace: String, origins: [String], after: [Int64], through: [Int64], since: String) -> PostgresQuery {
+    /// Journal rows of `namespace` in the ranges (`after` -1: every row written since `since`),
+    /// written within the last `window`.
+    func journalRows(namespace: String, origins: [String], after: [Int64], through: [Int64], since: String, window: Duration) -> PostgresQuery {
         """
         SELECT t.payload FROM \(unescaped: journal.name) AS t
         JOIN unnest(\(origins)::text[], \(after)::int8[], \(through)::int8[]) AS r(origin, after, through)
           ON t.origin = r.origin AND t.seq > r.after AND t.seq <= r.through
         WHERE t.nsp = \(namespace) AND (r.after >= 0 OR t.created_at >= \(since)::timestamptz)
+          AND t.created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
         ORDER BY t.id
         """
     }
 
-    func lastJournaled(namespace: String, origins: [String]) -> PostgresQuery {
-        "SELECT origin, max(seq) FROM \(unescaped: journal.name) WHERE nsp = \(namespace) AND origin = ANY(\(origins)::text[]) GROUP BY origin"
+    /// The highest number of each of `origins` in `namespace` among the rows written within
+    /// the last `window`.
+    func lastJournaled(namespace: String, origins: [String], window: Duration) -> PostgresQuery {
+        """
+        SELECT origin, max(seq) FROM \(unescaped: journal.name)
+        WHERE nsp = \(namespace) AND origin = ANY(\(origins)::text[])
+          AND created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
+        GROUP BY origin
+        """
     }
 
-    /// Every origin's highest number in `namespace`.
-    func lastJournaled(namespace: String) -> PostgresQuery {
-        "SELECT origin, max(seq) FROM \(unescaped: journal.name) WHERE nsp = \(namespace) AND seq IS NOT NULL GROUP BY origin"
+    /// Every origin's highest number in `namespace` among the rows written within the last `window`.
+    func lastJournaled(namespace: String, window: Duration) -> PostgresQuery {
+        """
+        SELECT origin, max(seq) FROM \(unescaped: journal.name)
+        WHERE nsp = \(namespace) AND seq IS NOT NULL
+          AND created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
+        GROUP BY origin
+        """
     }
 }

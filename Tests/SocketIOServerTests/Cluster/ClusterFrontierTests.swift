@@ -1,3 +1,6 @@
+import Logging
+import SwitchboardCore
+import SwitchboardTestSupport
 import Testing
 
 @testable import SocketIOServer
@@ -38,6 +41,47 @@ struct ClusterFrontierTests {
         #expect(!frontier.reaches(["a": 6]))
         #expect(!frontier.reaches(["c": 1]))
         #expect(frontier.merged(with: ClusterFrontier(seen: ["a": 3, "c": 9])).seen == ["a": 5, "b": 2, "c": 9])
+    }
+
+    @Test("an origin that did not move for two calls in a row is forgotten at the third, and comes back when it moves again")
+    func forgetsQuietOrigins() {
+        var cursor = DeliveryOrder.Cursor()
+        cursor.advance("aaaaaaaa00000001", to: 5)
+        cursor.advance("bbbbbbbb00000002", to: 3)
+        #expect(cursor.forgetQuietOrigins() == [])
+        cursor.advance("aaaaaaaa00000001", to: 6)
+        #expect(cursor.forgetQuietOrigins() == [])
+        #expect(cursor.forgetQuietOrigins() == ["bbbbbbbb"])
+        #expect(cursor.offset(numbered: true) == "aaaaaaaa:6")
+        #expect(cursor.forgetQuietOrigins() == ["aaaaaaaa"])
+        #expect(cursor.offset(numbered: false) == "!1")
+        cursor.advance("bbbbbbbb00000002", to: 4)
+        #expect(cursor.offset(numbered: true) == "bbbbbbbb:4")
+        #expect(cursor.forgetQuietOrigins() == [])
+        #expect(cursor.forgetQuietOrigins() == [])
+        #expect(cursor.forgetQuietOrigins() == ["bbbbbbbb"])
+    }
+
+    @Test("a running namespace forgets, once per recovery window, the origins silent for two windows: its offsets stop naming a server gone")
+    func sessionsForgetServersGone() async throws {
+        let clock = ManualClock()
+        let window: Duration = .seconds(37)
+        let sessions = DurableSessions(
+            store: MemorySessionStore(bus: LocalClusterBus(), shared: MemorySessionStore.Shared()),
+            recovery: .enabled(maxDisconnectionDuration: window), storeLimit: .seconds(5), startLimit: .seconds(5),
+            clock: Timeline(clock), logger: Logger(label: "test")
+        )
+        try await sessions.start(owner: "cccccccc00000003", namespace: "/")
+        sessions.order.inOrder { $0.advance("aaaaaaaa00000001", to: 1) }
+        for round in 1...3 {
+            _ = try await withTimeout(10, "the forgetter's sleep \(round)") { await clock.waitForSleep(round) { $0 == window } }
+            #expect(sessions.order.frontier.seen["aaaaaaaa"] == 1, "round \(round)")
+            clock.advance(by: window)
+        }
+        // The third call forgot it; the loop sleeps again only after.
+        _ = try await withTimeout(10, "the forgetter's sleep 4") { await clock.waitForSleep(4) { $0 == window } }
+        #expect(sessions.order.frontier.seen.isEmpty)
+        await sessions.stop()
     }
 
     @Test("a broadcast selects a session by its rooms: any of the rooms (all when none), none of the excepted")

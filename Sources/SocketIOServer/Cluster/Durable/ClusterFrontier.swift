@@ -46,6 +46,11 @@ struct ClusterFrontier: Sendable, Hashable {
         if sequence > seen[tag] ?? 0 { seen[tag] = sequence }
     }
 
+    /// Leaves origin `tag` out (``DeliveryOrder/Cursor/forgetQuietOrigins()``).
+    mutating func forget(_ tag: String) {
+        seen[tag] = nil
+    }
+
     /// The offset naming this frontier.
     var offset: String {
         seen.sorted { $0.key < $1.key }.map { "\($0.key):\(String($0.value, radix: 36))" }.joined(separator: ".")

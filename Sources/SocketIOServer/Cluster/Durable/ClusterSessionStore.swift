@@ -34,13 +34,18 @@ public protocol ClusterSessionStore: ClusterTransport {
 
     /// The numbered messages of `namespace` in the journal, oldest first, within `ranges`:
     /// for each origin, those numbered after `after` (or, when `after` is `nil`, written since
-    /// `since`) up to `through`.
+    /// `since`) up to `through`. Only messages written within the recovery window (`retention`
+    /// of ``prepareSessions(retention:)``): a server stops naming in its offsets an origin
+    /// silent for longer than two windows, so an older message must not be replayed as one
+    /// the client never had.
     func journal(namespace: String, ranges: [ClusterJournalRange], since: String) async throws -> [ClusterMessage]
 
-    /// The highest number in the journal of each of `origins` (origin tags) in `namespace`.
+    /// The highest number in the journal of each of `origins` (origin tags) in `namespace`,
+    /// among the messages written within the recovery window.
     func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64]
 
-    /// The highest number in the journal of every origin (tag) in `namespace`. A server reads
+    /// The highest number in the journal of every origin (tag) in `namespace`, among the
+    /// messages written within the recovery window. A server reads
     /// it once it listens: what is numbered up to there will not reach it live, so a client
     /// recovering on it gets that part from the journal, at once.
     func lastJournaled(namespace: String) async throws -> [String: UInt64]

@@ -20,6 +20,13 @@ final class DeliveryOrder: Sendable {
     struct Cursor {
         private(set) var frontier = ClusterFrontier()
         private var unnumbered: UInt64 = 0
+        /// Each origin's number at the last ``forgetQuietOrigins()``, and how many calls in a
+        /// row found it there.
+        private var quiet: [String: (number: UInt64, calls: Int)] = [:]
+
+        /// How many calls of ``forgetQuietOrigins()`` in a row must find an origin where it was
+        /// before it is forgotten.
+        static let quietCallsToForget = 2
 
         /// Notes message `sequence` of origin `uid` as delivered.
         mutating func advance(_ uid: String, to sequence: UInt64) {
@@ -30,6 +37,33 @@ final class DeliveryOrder: Sendable {
         /// this server listened, will never be delivered here, and no socket here needs it.
         mutating func start(from horizon: [String: UInt64]) {
             frontier = frontier.merged(with: ClusterFrontier(seen: horizon))
+        }
+
+        /// Forgets the origins that did not move since the last ``quietCallsToForget`` calls:
+        /// called once per recovery window, it leaves out of the frontier, and so out of every
+        /// offset, an origin silent for more than two windows (a server gone: a live one numbers
+        /// its heartbeats). None of its messages can be replayed any more (the journal is read
+        /// within one window), and one it numbers later brings it back. Without this, every
+        /// server that ever published here would lengthen every offset for as long as this
+        /// server runs. Returns the tags forgotten.
+        @discardableResult
+        mutating func forgetQuietOrigins() -> [String] {
+            var forgotten: [String] = []
+            var next: [String: (number: UInt64, calls: Int)] = [:]
+            for (tag, number) in frontier.seen {
+                guard let last = quiet[tag], last.number == number else {
+                    next[tag] = (number, 0)
+                    continue
+                }
+                if last.calls + 1 >= Self.quietCallsToForget {
+                    forgotten.append(tag)
+                } else {
+                    next[tag] = (number, last.calls + 1)
+                }
+            }
+            for tag in forgotten { frontier.forget(tag) }
+            quiet = next
+            return forgotten.sorted()
         }
 
         /// The offset of the event being delivered: the frontier when it was numbered (and the

@@ -11,6 +11,8 @@ final class DurableSessions: Sendable {
     let order = DeliveryOrder()
     let keeper: SessionKeeper
     private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// Forgets the origins gone quiet, once per recovery window (``DeliveryOrder/Cursor/forgetQuietOrigins()``).
+    private let forgetter = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     let clock: Timeline
     private let logger: Logger
@@ -57,10 +59,20 @@ final class DurableSessions: Sendable {
         let clock = self.clock
         let task = Task { await keeper.run(owner: owner, clock: clock) }
         writer.withLockedValue { $0 = task }
+        let (order, window, logger) = (self.order, recovery.maxDisconnectionDuration, self.logger)
+        guard window > .zero else { return }
+        let forgetting = Task {
+            while (try? await clock.sleep(window)) != nil {
+                let forgotten = order.inOrder { $0.forgetQuietOrigins() }
+                if !forgotten.isEmpty { logger.debug("recovery offsets no longer name servers gone quiet", metadata: ["origins": "\(forgotten)"]) }
+            }
+        }
+        forgetter.withLockedValue { $0 = forgetting }
     }
 
     /// Writes what is queued, then stops; gives up after ``storeLimit``.
     func stop() async {
+        forgetter.withLockedValue { $0 }?.cancel()
         keeper.close()
         guard let task = writer.withLockedValue({ $0 }) else { return }
         do {
