@@ -48,40 +48,23 @@ extension PostgresClusterTransport: ClusterSessionStore {
             since: since,
             window: journalWindow
         ))
-        var messages: [ClusterMessage] = []
-        for row in rows {
-            let bytes = try row.decode(ByteBuffer.self)
-            do {
-                messages.append(try NotificationFormat.message(fromAttachment: bytes.readableBytesView))
-            } catch {
-                logger.warning("skipped an unreadable journal row", metadata: ["error": "\(error)"])
-            }
-        }
-        return messages
+        return try SessionTable.messages(rows, logger: logger)
     }
 
     /// The highest journaled number of each of `origins` in `namespace`, within the recovery window.
     public func lastJournaled(namespace: String, origins: [String]) async throws -> [String: UInt64] {
-        origins.isEmpty ? [:] : try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins, window: journalWindow))
+        guard !origins.isEmpty else { return [:] }
+        return try SessionTable.lastNumbers(try await queries.run(try sessionTable.orClosed().lastJournaled(namespace: namespace, origins: origins, window: journalWindow)))
     }
 
     /// The highest journaled number of every origin in `namespace`, within the recovery window.
     public func lastJournaled(namespace: String) async throws -> [String: UInt64] {
-        try await lastNumbers(try sessionTable.orClosed().lastJournaled(namespace: namespace, window: journalWindow))
+        try SessionTable.lastNumbers(try await queries.run(try sessionTable.orClosed().lastJournaled(namespace: namespace, window: journalWindow)))
     }
 
     /// How far back the journal is read: the longest recovery window a server asked for (a
     /// client gone longer has no session to recover), or the retention before any asked.
     private var journalWindow: Duration { recoveryWindow ?? retention }
-
-    private func lastNumbers(_ query: PostgresQuery) async throws -> [String: UInt64] {
-        var last: [String: UInt64] = [:]
-        for row in try await queries.run(query) {
-            let (origin, number) = try row.decode((String, Int64).self)
-            last[origin] = UInt64(clamping: number)
-        }
-        return last
-    }
 }
 
 extension Optional where Wrapped == SessionTable {

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import PostgresNIO
 import SocketIOServer
@@ -158,5 +159,30 @@ struct SessionTable: Sendable, Hashable {
           AND created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
         GROUP BY origin
         """
+    }
+
+    /// The messages of journal rows (``journalRows(namespace:origins:after:through:since:window:)``);
+    /// an unreadable row is logged and skipped.
+    static func messages(_ rows: [PostgresRow], logger: Logger) throws -> [ClusterMessage] {
+        var messages: [ClusterMessage] = []
+        for row in rows {
+            let bytes = try row.decode(ByteBuffer.self)
+            do {
+                messages.append(try NotificationFormat.message(fromAttachment: bytes.readableBytesView))
+            } catch {
+                logger.warning("skipped an unreadable journal row", metadata: ["error": "\(error)"])
+            }
+        }
+        return messages
+    }
+
+    /// Each origin's number in rows of ``lastJournaled(namespace:window:)``.
+    static func lastNumbers(_ rows: [PostgresRow]) throws -> [String: UInt64] {
+        var last: [String: UInt64] = [:]
+        for row in rows {
+            let (origin, number) = try row.decode((String, Int64).self)
+            last[origin] = UInt64(clamping: number)
+        }
+        return last
     }
 }
