@@ -20,15 +20,29 @@ struct SessionStoreTests {
         )
     }
 
-    @Test("a session is taken once (the old owner's writes are ignored after); the journal's last numbers, all or some origins', and its ranges")
-    func store() async throws {
+    /// A transport keeping sessions in tables of its own (`prefix` and a unique suffix), prepared
+    /// for a two-minute window, given to `body` with the journal table's name; the tables are
+    /// dropped after. Returns without running `body` when no PostgreSQL is configured.
+    static func withStore(_ prefix: String, _ body: (PostgresClusterTransport, _ journal: String, _ url: String) async throws -> Void) async throws {
         guard let url = try TestDatabase.url() else { return }
-        let name = TestDatabase.unique("store")
+        let name = TestDatabase.unique(prefix)
         var options = TestDatabase.options(name)
         options.sessionTableName = name + "_sessions"
         let transport = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
         do {
             try await transport.prepareSessions(retention: .seconds(120))
+            try await body(transport, name, url)
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
+    }
+
+    @Test("a session is taken once (the old owner's writes are ignored after); the journal's last numbers, all or some origins', and its ranges")
+    func store() async throws {
+        try await Self.withStore("store") { transport, _, _ in
             let (a, b) = ("aaaaaaaa00000001", "bbbbbbbb00000002")
             let sent = [Self.broadcast(a, 1), Self.broadcast(b, 1), Self.broadcast(a, 2), Self.broadcast(a, 3), Self.broadcast(b, 2)]
             try await transport.publish(sent + [Self.broadcast(a, 9, namespace: "/other")])
@@ -54,23 +68,12 @@ struct SessionStoreTests {
             ]
             let messages = try await transport.journal(namespace: "/", ranges: ranges, since: "-infinity")
             #expect(messages.map { "\($0.originTag):\($0.sequence ?? 0)" } == ["bbbbbbbb:1", "aaaaaaaa:2", "aaaaaaaa:3", "bbbbbbbb:2"])
-        } catch {
-            await transport.shutdown()
-            throw error
         }
-        await transport.shutdown()
-        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
     }
 
     @Test("the journal is read within the recovery window: an origin whose rows are older names no last number and replays nothing")
     func journalWithinTheWindow() async throws {
-        guard let url = try TestDatabase.url() else { return }
-        let name = TestDatabase.unique("window")
-        var options = TestDatabase.options(name)
-        options.sessionTableName = name + "_sessions"
-        let transport = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
-        do {
-            try await transport.prepareSessions(retention: .seconds(120))
+        try await Self.withStore("window") { transport, name, url in
             let (a, b) = ("aaaaaaaa00000001", "bbbbbbbb00000002")
             try await transport.publish([Self.broadcast(a, 1), Self.broadcast(a, 2), Self.broadcast(b, 1)])
             // Origin a's rows written three minutes ago, out of the two-minute window.
@@ -85,11 +88,6 @@ struct SessionStoreTests {
             #expect(messages.map { "\($0.originTag):\($0.sequence ?? 0)" } == ["bbbbbbbb:1"])
             let known = try await transport.journal(namespace: "/", ranges: [ClusterJournalRange(origin: "aaaaaaaa", after: 0, through: 2)], since: "-infinity")
             #expect(known.isEmpty)
-        } catch {
-            await transport.shutdown()
-            throw error
         }
-        await transport.shutdown()
-        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name); DROP TABLE IF EXISTS \(name)_sessions")
     }
 }

@@ -26,15 +26,10 @@ import Musl
         guard let sio = SioBinary.orSkip("theServerRunsOnThatManyEventLoops") else { return }
         let (environment, home) = try ChildProcess.isolatedEnvironment()
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try BackgroundChild(sio, ["serve", "--port", "0", "--event-loops", "\(count)"], environment: environment)
+        let (server, url) = try await BackgroundChild.serving(sio, ["--event-loops", "\(count)"], environment: environment)
         defer { server.remove() }
         do {
-            let ready = try await server.line(containing: "sio serve: listening on", within: 60)
-            let url = try #require(ready.split(separator: " ").last.map(String.init))
-            let emit = try await withTimeout(30, "sio emit") {
-                try await ChildProcess.run(sio, ["emit", url, "echo", #""hi""#, "--ack"], environment: environment)
-            }
-            #expect(emit.status == 0, "sio emit: \(emit.stderr)")
+            try await BackgroundChild.expectEcho(sio, url, environment: environment)
             #expect(try Self.eventLoopThreads(of: server.pid) == count)
         } catch {
             server.signal(SIGKILL)

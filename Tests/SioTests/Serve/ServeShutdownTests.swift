@@ -17,17 +17,12 @@ import Darwin
         guard let sio = SioBinary.orSkip("aSignalStopsTheServerWithStatusZeroAndNoErrorLine") else { return }
         let (environment, home) = try ChildProcess.isolatedEnvironment()
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try BackgroundChild(sio, ["serve", "--port", "0"], environment: environment)
+        let (server, url) = try await BackgroundChild.serving(sio, environment: environment)
         defer { server.remove() }
         do {
-            let ready = try await server.line(containing: "sio serve: listening on", within: 60)
-            let url = try #require(ready.split(separator: " ").last.map(String.init))
             // One client that came and went, one that stays connected (over WebSocket) while the
             // server stops.
-            let emit = try await withTimeout(30, "sio emit") {
-                try await ChildProcess.run(sio, ["emit", url, "echo", #""hi""#, "--ack"], environment: environment)
-            }
-            #expect(emit.status == 0, "sio emit: \(emit.stderr)")
+            try await BackgroundChild.expectEcho(sio, url, environment: environment)
             let listener = try BackgroundChild(sio, ["listen", url, "--namespace", "/ticker"], environment: environment)
             defer { listener.remove() }
             _ = try await server.line(containing: "socketio.nsp=/ticker", within: 30)
