@@ -64,10 +64,17 @@ extension ClusterState {
         return (silent, effects)
     }
 
-    /// Forgets `uid`; the requests it alone held up complete.
+    /// Forgets `uid`; the requests it alone held up complete. Its number is kept among the
+    /// last ``forgottenNumberingKept`` servers forgotten.
     private mutating func forget(_ uid: String, _ effects: inout Effects) {
         nodes.removeValue(forKey: uid)
         effects.completions += requests.forget(uid)
+        guard sequences[uid] != nil else { return }
+        forgottenNumbering.removeAll { $0 == uid }
+        forgottenNumbering.append(uid)
+        guard forgottenNumbering.count > Self.forgottenNumberingKept else { return }
+        let oldest = forgottenNumbering.removeFirst()
+        if nodes[oldest] == nil { sequences[oldest] = nil }
     }
 
     /// Server `uid` answered request `id` with `values`.

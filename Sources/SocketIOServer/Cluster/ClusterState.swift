@@ -58,8 +58,16 @@ struct ClusterState<Waiter, Caller> {
     /// Other servers by uid → when last heard from.
     var nodes: [String: Duration] = [:]
     /// The highest sequence number had from each numbering server (kept after it is forgotten,
-    /// so a late copy of its messages is still recognised).
+    /// so a late copy of its messages is still recognised, for the last
+    /// ``forgottenNumberingKept`` servers forgotten).
     var sequences: [String: UInt64] = [:]
+    /// The forgotten servers whose numbers ``sequences`` keeps, the longest forgotten first.
+    var forgottenNumbering: [String] = []
+    /// How many forgotten servers' numbers are kept: every server that ever published here
+    /// would otherwise stay in ``sequences`` for as long as this one runs (a new uid at every
+    /// restart of every server). A late copy comes from a journal catch-up after a lost
+    /// listening connection, when every server looks silent at once: far fewer than this.
+    static var forgottenNumberingKept: Int { 1_000 }
     /// Messages of other servers known lost: gaps in their numbering.
     var missed = 0
     /// Messages that could not be published and had no caller to tell.

@@ -149,6 +149,29 @@ struct ClusterStateTests {
         #expect(machine.serverCount == 2)
     }
 
+    @Test("a forgotten server's number still recognises a late copy; only the last 1,000 servers forgotten keep theirs, and one heard again keeps its own")
+    func forgottenNumbering() {
+        var machine = Self.machine()
+        _ = machine.arrived(Self.message(from: "back", sequence: 3), at: .zero)
+        for index in 0..<Machine.forgottenNumberingKept {
+            _ = machine.arrived(Self.message(from: "s\(index)", sequence: 7), at: .zero)
+            _ = machine.serverLeft("s\(index)")
+        }
+        guard case .duplicate = machine.arrived(Self.message(from: "s0", sequence: 7), at: .zero) else { Issue.record("late copy"); return }
+        #expect(machine.sequences.count == Machine.forgottenNumberingKept + 1)
+        // "back" was never forgotten: when it is, s0 (forgotten longest ago) gives up its number.
+        _ = machine.serverLeft("back")
+        #expect(machine.sequences.count == Machine.forgottenNumberingKept)
+        #expect(machine.sequences["s0"] == nil && machine.sequences["back"] == 3)
+        // s1, heard again, is counted again: when its turn to go comes, it keeps its number.
+        _ = machine.arrived(Self.message(from: "s1", sequence: 8), at: .zero)
+        _ = machine.serverLeft("extra")
+        _ = machine.arrived(Self.message(from: "new", sequence: 1), at: .zero)
+        _ = machine.serverLeft("new")
+        #expect(machine.sequences["s1"] == 8)
+        #expect(machine.forgottenNumbering.count == Machine.forgottenNumberingKept)
+    }
+
     @Test("a goodbye forgets its server at once and reports the count, even from a server not known")
     func goodbye() {
         var machine = Self.machine()
