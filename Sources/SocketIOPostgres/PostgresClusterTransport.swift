@@ -84,7 +84,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         let queries = QueryConnection(connector: connector)
         let listening: PostgresConnection
         do {
-            for statement in [table.create] + (sessionTable?.prepare ?? []) { try await queries.runRetryingRaces(statement) }
+            for statement in [table.create, table.createdIndex] + (sessionTable?.prepare ?? []) { try await queries.runRetryingRaces(statement) }
             listening = try await connector.connect()
         } catch {
             await queries.close()
@@ -128,7 +128,7 @@ public actor PostgresClusterTransport: ClusterTransport {
                 do { try await Task.sleep(for: interval) } catch { return }
                 guard let retention = await self?.retention else { return }
                 do {
-                    _ = try await queries.run(table.deleteOlder(than: retention))
+                    _ = try await table.deleteOlder(than: retention, on: queries)
                     if let sessionTable { _ = try await queries.run(sessionTable.deleteExpired(retention: retention)) }
                 } catch {
                     logger.warning("could not delete old cluster attachments", metadata: ["error": "\(error)"])

@@ -14,10 +14,13 @@ struct AttachmentTableTests {
         }
     }
 
-    @Test("the cleanup deletes rows older than the interval, in milliseconds")
+    @Test("the cleanup deletes a batch of rows older than the interval, in milliseconds, and counts them")
     func cleanupSQL() {
         let table = try? AttachmentTable(name: "t")
-        #expect(table?.deleteOlder(than: .seconds(30)).sql == "DELETE FROM t WHERE created_at < now() - interval '30000 milliseconds'")
-        #expect(table?.deleteOlder(than: .milliseconds(1500)).sql == "DELETE FROM t WHERE created_at < now() - interval '1500 milliseconds'")
+        let sql = table?.deleteOlder(than: .milliseconds(1500), limit: 10_000).sql ?? ""
+        #expect(sql.contains("DELETE FROM t WHERE ctid = ANY(ARRAY("))
+        #expect(sql.contains("SELECT ctid FROM t\n        WHERE created_at < now() - interval '1500 milliseconds' LIMIT 10000))"))
+        #expect(sql.hasSuffix("SELECT count(*) FROM gone"))
+        #expect(table?.createdIndex.sql == "CREATE INDEX IF NOT EXISTS t_created ON t USING brin (created_at)")
     }
 }

@@ -71,6 +71,20 @@ struct SessionStoreTests {
         }
     }
 
+    @Test("the cleanup deletes the rows older than its retention a batch at a time, and keeps the rest; the table has its block-range index")
+    func cleanupInBatches() async throws {
+        try await Self.withStore("cleanup") { transport, name, url in
+            try await transport.publish((1...25).map { Self.broadcast("aaaaaaaa00000001", UInt64($0)) })
+            _ = try await TestDatabase.psql(url, "UPDATE \(name) SET created_at = now() - interval '10 minutes'")
+            try await transport.publish((26...30).map { Self.broadcast("aaaaaaaa00000001", UInt64($0)) })
+            let (rows, statements) = try await transport.table.deleteOlder(than: .seconds(120), on: transport.queries, batch: 10)
+            #expect(rows == 25 && statements == 3)
+            #expect(try await TestDatabase.psql(url, "SELECT count(*) FROM \(name)").trimmingCharacters(in: .whitespacesAndNewlines) == "5")
+            let indexes = try await TestDatabase.psql(url, "SELECT indexdef FROM pg_indexes WHERE tablename = '\(name)'")
+            #expect(indexes.contains("USING brin (created_at)"))
+        }
+    }
+
     @Test("the journal is read within the recovery window: an origin whose rows are older names no last number and replays nothing")
     func journalWithinTheWindow() async throws {
         try await Self.withStore("window") { transport, name, url in
