@@ -42,15 +42,20 @@ struct UpgradeTests {
     @Test("no 5 within upgradeTimeout: the probe closes, the session stays on polling")
     func upgradeTimeout() async throws {
         // The test clock: the probe answers however loaded the machine, then the timeout passes.
+        // 7 s is no other timer's length, so the wait below finds the upgrade's own timer.
         let clock = ManualClock()
-        try await DemoServer.with({ $0.upgradeTimeout = .seconds(10); $0.clock = clock }) { demo in
+        let upgradeTimeout = Duration.seconds(7)
+        try await DemoServer.with({ $0.upgradeTimeout = upgradeTimeout; $0.clock = clock }) { demo in
             let client = try await PollingClient.open(port: demo.port)
             try await client.post(["40"])
             _ = try await client.receive(1)
             let ws = try await RawWebSocket.open(port: demo.port, target: "/socket.io/?EIO=4&transport=websocket&sid=\(client.sid)")
             try ws.send(text: "2probe")
             #expect(try await ws.nextText() == "3probe")
-            clock.advance(by: .seconds(10))
+            // The timer is armed when the WebSocket arrives, and starts sleeping on its own task:
+            // advancing before it sleeps would leave it waiting 7 s past the new time.
+            _ = await clock.waitForSleep(1) { $0 == upgradeTimeout }
+            clock.advance(by: upgradeTimeout)
             try await ws.waitForClose()
             try await client.post([#"42["echo","still polling"]"#])
             #expect(try await client.receive(1) == [#"42["echo","still polling"]"#])
