@@ -91,31 +91,39 @@ import Testing
         try await cluster.start(receiver: receiver)
         let published = transport.published.stream
 
+        /// Returns once the heartbeat and liveness loops both sleep. Each reads the time, then
+        /// sleeps for what is left: time moved in between would push its deadline past the time
+        /// the test moves to, and the heartbeat would never come.
+        func loopsAsleep() async {
+            await clock.waitForSleepers(2)
+        }
         /// The next message handed to the transport, which then takes 3 ms to finish.
         func next(_ what: String) async throws -> (at: Duration, type: ClusterMessageType) {
             let message = try #require(try await published.first(1, within: 10, what).first)
+            await loopsAsleep()
             clock.advance(by: .milliseconds(3))
             transport.finish()
             return message
         }
-        func advance(to time: Duration) {
+        func advance(to time: Duration) async {
+            await loopsAsleep()
             clock.advance(by: time - clock.now.offset)
         }
 
         let initial = try await next("the initial heartbeat")
         #expect(initial.at == .zero && initial.type == .initialHeartbeat)
         for beat in 1...3 {
-            advance(to: .seconds(5 * beat))
+            await advance(to: .seconds(5 * beat))
             let heartbeat = try await next("heartbeat \(beat)")
             #expect(heartbeat.at == .seconds(5 * beat) && heartbeat.type == .heartbeat)
         }
         // At 17 s a broadcast: the heartbeat due at 20 s moves to 22 s.
-        advance(to: .seconds(17))
+        await advance(to: .seconds(17))
         cluster.publish(.broadcast(packet: ClusterPacket(event: "news", items: [], namespace: "/"), options: ClusterBroadcastOptions(), requestId: nil))
         let broadcast = try await next("the broadcast")
         #expect(broadcast.at == .seconds(17) && broadcast.type == .broadcast)
-        advance(to: .seconds(20))
-        advance(to: .seconds(22))
+        await advance(to: .seconds(20))
+        await advance(to: .seconds(22))
         let after = try await next("the heartbeat after the broadcast")
         #expect(after.at == .seconds(22) && after.type == .heartbeat)
         let stopping = Task { await cluster.shutdown() }

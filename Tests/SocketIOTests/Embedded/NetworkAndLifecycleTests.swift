@@ -106,9 +106,14 @@ struct NetworkAndLifecycleTests {
         try socket.emit("echo", "before")
         _ = try await echoes.first(1, within: 20, "the echo (an offset to resume from)")
 
+        // Each grace timer starts sleeping on its own task: time moves only once the wait below
+        // found it. 7 s is no other timer's length (the engine's 10 s connect timeout sleeps on
+        // this clock too, and may or may not have started before the session opened).
+        let grace = Duration.seconds(7)
+
         // Back within the grace: nothing happens to the connection.
-        manager.suspend(after: .seconds(10))
-        _ = try await withTimeout(20, "the grace timer") { await clock.waitForSleep(1) { $0 == .seconds(10) } }
+        manager.suspend(after: grace)
+        _ = try await withTimeout(20, "the grace timer") { await clock.waitForSleep(1) { $0 == grace } }
         clock.advance(by: .seconds(5))
         manager.resume()
         clock.advance(by: .seconds(6))
@@ -116,8 +121,8 @@ struct NetworkAndLifecycleTests {
         #expect(socket.connected && manager.handshake?.sid == sid, "the same session")
 
         // Past the grace: closed cleanly, the socket still wanted, emits buffered.
-        manager.suspend(after: .seconds(10))
-        _ = try await withTimeout(20, "the second grace timer") { await clock.waitForSleep(2) { $0 == .seconds(10) } }
+        manager.suspend(after: grace)
+        _ = try await withTimeout(20, "the second grace timer") { await clock.waitForSleep(2) { $0 == grace } }
         clock.advance(by: .seconds(11))
         _ = try await disconnects.first(1, within: 20, "the disconnect")
         // (A session can be recovered once the server has seen it leave.)
