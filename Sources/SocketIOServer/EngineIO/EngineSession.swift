@@ -93,6 +93,9 @@ final class EngineSession: Sendable {
 
     var isClosed: Bool { transition { $0.isClosed } }
 
+    /// The session's transport and what it holds, one line (for diagnostics; never parsed).
+    var diagnostics: String { transition { $0.diagnostics } }
+
     /// The transport carrying the session (the last one, once closed).
     var currentTransport: SocketIOServer.TransportKind { transition { $0.carrier } }
 

@@ -196,3 +196,20 @@ extension EngineSessionStateMachine {
         return true
     }
 }
+
+extension EngineSessionStateMachine {
+    /// The transport and what it holds, one line (for diagnostics; never parsed).
+    var diagnostics: String {
+        func describe(_ buffer: PollingBuffer<Waiter>) -> String {
+            "\(buffer.frames.count) frames buffered, GET \(buffer.waiter == nil ? "not held" : "held"), "
+                + "POST \(buffer.posting ? "being read" : "idle")"
+        }
+        return switch transport {
+        case .polling(let buffer): "polling, " + describe(buffer)
+        case .upgrading(let buffer, _, let probed): "upgrading (\(probed ? "probed" : "not probed")), " + describe(buffer)
+        case .webSocket: "WebSocket"
+        case .closing(let buffer): "closing, " + describe(buffer)
+        case .closed: "closed"
+        }
+    }
+}

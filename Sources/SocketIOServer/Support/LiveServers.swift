@@ -15,7 +15,8 @@ extension SocketIOServer {
             case .stopped: "stopped"
             }
         }
-        return "server \(state): \(core.sessions.count) Engine.IO sessions, "
-            + "\(core.unfinished.count) connections without a complete request head"
+        let sessions = core.sessions.all.map { "\n  session \($0.sid): \($0.diagnostics)" }.sorted()
+        return "server \(state): \(sessions.count) Engine.IO sessions, "
+            + "\(core.unfinished.count) connections without a complete request head" + sessions.joined()
     }
 }

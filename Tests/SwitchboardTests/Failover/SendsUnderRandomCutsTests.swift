@@ -2,6 +2,7 @@ import Foundation
 import Harness
 import Logging
 import NIOConcurrencyHelpers
+import SocketIO
 import SocketIOProtocol
 import SocketIOServer
 import Switchboard
@@ -53,7 +54,8 @@ import Testing
         let driver = FailoverDriver(options: options, policy: .pinned(to: .socketIO))
         let factory = DriverConnectionFactory { _ in driver }
         let diagnose = {
-            "client: \(driver.diagnostics)\nserver: \(channels.diagnostics)"
+            "client: \(driver.diagnostics)\n" + Manager.live.all.flatMap(\.diagnostics).joined(separator: "\n")
+                + "\nserver: \(channels.diagnostics)\n" + server.diagnostics
         }
         let manager = ConnectionManager(factory: factory, scanInterval: .milliseconds(100))
         var configuration = ConnectionConfiguration(url: URL(string: proxy.url)!)
