@@ -12,8 +12,9 @@ package import SwitchboardCore
 /// A request takes an idle connection or opens one (TCP, TLS — the same ``TransportStack`` as the
 /// WebSocket client — and, through an HTTP proxy, a `CONNECT` tunnel for `https` or absolute
 /// targets for `http`); a kept-alive connection goes back to the idle list after its response.
-/// A request that finds its reused connection closed by the server before a byte of the answer
-/// is retried once on a new one, as browsers do. Everything runs on the pool's event loop; the
+/// A request that finds its reused connection closed before it was written is sent again, once,
+/// on a new one; one whose reused connection closes before a byte of the answer only when it is
+/// ``HTTP1Request/repeatable`` (the server may have read it, and answered it, before the cut). Everything runs on the pool's event loop; the
 /// caller is resumed once per response. ``shutdown()`` closes every connection, in flight or idle.
 package final class HTTP1ConnectionPool: Sendable {
     package struct Configuration: Sendable {
@@ -79,7 +80,7 @@ package final class HTTP1ConnectionPool: Sendable {
                 if response.keepAlive { checkIn(connection) }
                 cookies?.store(from: response.headers)
                 return response
-            } catch HTTP1ClientError.connectionClosed(beforeResponse: true) where reused && !retried && !Task.isCancelled {
+            } catch let error as HTTP1ClientError where reused && !retried && !Task.isCancelled && Self.mayRetry(request, after: error) {
                 retried = true
             } catch {
                 connection.close()
@@ -87,6 +88,15 @@ package final class HTTP1ConnectionPool: Sendable {
                 if state.withLockedValue({ $0.shutDown }) { throw HTTP1ClientError.shutDown }
                 throw error
             }
+        }
+    }
+
+    /// Whether `request`, failed with `error` on a reused connection, is sent again on a new one.
+    private static func mayRetry(_ request: HTTP1Request, after error: HTTP1ClientError) -> Bool {
+        switch error {
+        case .notSent: true
+        case .connectionClosed(beforeResponse: true): request.repeatable
+        default: false
         }
     }
 
@@ -226,7 +236,7 @@ package final class HTTP1ConnectionPool: Sendable {
                     let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ExchangeHandler.self)
                     handler.start(request, maxBodySize: maxBodySize, timeout: timeout, promise: promise)
                 } catch {
-                    promise.fail(HTTP1ClientError.connectionClosed(beforeResponse: true))
+                    promise.fail(HTTP1ClientError.notSent)
                 }
             }
             // The polling loops run on this loop: then the request is written without a hop.

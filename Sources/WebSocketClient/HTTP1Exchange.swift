@@ -10,12 +10,21 @@ package struct HTTP1Request: Sendable {
     package var target: String
     package var headers: [(String, String)]
     package var body: ByteBuffer?
+    /// Whether the server may get the request twice without harm. A request whose reused
+    /// connection closes before a byte of the answer came is sent again, once, on a new
+    /// connection only when it is repeatable: the server may have read it and acted on it
+    /// already (an Engine.IO poll whose answer the cut connection lost, a POST it handled).
+    /// One the connection could not take at all (closed before it was written) is always sent again.
+    package var repeatable: Bool
 
-    package init(method: HTTPMethod, target: String, headers: [(String, String)] = [], body: ByteBuffer? = nil) {
+    package init(
+        method: HTTPMethod, target: String, headers: [(String, String)] = [], body: ByteBuffer? = nil, repeatable: Bool = false
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.repeatable = repeatable
     }
 }
 
@@ -38,8 +47,11 @@ package enum HTTP1ClientError: Error, Hashable, CustomStringConvertible {
     case outOfDescriptors(open: Int, limit: Int)
     /// The proxy refused the `CONNECT` tunnel with this status.
     case proxyRefused(status: Int)
+    /// The connection had closed before the request could be written: nothing reached the server.
+    case notSent
     /// The connection closed before the response was complete; `beforeResponse` when not a byte
-    /// of it had come (a kept-alive connection the server had just closed: safe to retry).
+    /// of it had come (a kept-alive connection the server had just closed — or one cut after the
+    /// server read the request, or even answered it: which, the client cannot tell).
     case connectionClosed(beforeResponse: Bool)
     /// The body was larger than the caller's limit.
     case bodyTooLarge(limit: Int)
@@ -54,6 +66,7 @@ package enum HTTP1ClientError: Error, Hashable, CustomStringConvertible {
         case .tlsSetup(let detail): "TLS setup failed: \(detail)"
         case .outOfDescriptors(let open, let limit): "out of file descriptors: \(open) of \(limit) open"
         case .proxyRefused(let status): "the proxy refused the tunnel: HTTP \(status)"
+        case .notSent: "the connection closed before the request was written"
         case .connectionClosed(let beforeResponse):
             beforeResponse ? "the connection closed before the response" : "the connection closed in the middle of the response"
         case .bodyTooLarge(let limit): "the response body is larger than \(limit) bytes"
@@ -101,7 +114,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Writes `request`; its response (or failure) completes `promise`.
     func start(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?, promise: EventLoopPromise<HTTP1Response>) {
         guard let context, context.channel.isActive, exchange == nil else {
-            promise.fail(HTTP1ClientError.connectionClosed(beforeResponse: true))
+            promise.fail(HTTP1ClientError.notSent)
             return
         }
         var exchange = Exchange(promise: promise, maxBodySize: maxBodySize)

@@ -18,7 +18,10 @@ extension PollingTransport {
         let uri = options.endpoint.requestURI(
             transport: "polling", version: options.version, sid: sid,
             timestamp: options.timestampRequests ? Self.timestamp() : nil, extra: extra)
-        var request = HTTP1Request(method: method, target: uri, headers: options.headers)
+        // Only the handshake may reach the server twice: a poll the server answered, or a POST
+        // it handled, sent again after a cut would lose that answer or double those packets
+        // without a word. The cut ends the transport instead, and the engine hears it.
+        var request = HTTP1Request(method: method, target: uri, headers: options.headers, repeatable: sid == nil)
         if let body {
             request.headers.append(("Content-Type", "text/plain;charset=UTF-8"))
             request.body = ByteBuffer(string: body)

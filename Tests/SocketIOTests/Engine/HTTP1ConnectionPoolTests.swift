@@ -7,8 +7,9 @@ import Testing
 @testable import WebSocketClient
 
 /// The polling transport's HTTP/1.1 client against a scripted server on loopback: connections
-/// kept alive and reused, a server's close honoured, a reused connection the server had closed
-/// retried once, and every way a request can fail reported as the error it is.
+/// kept alive and reused, a server's close honoured, a repeatable request whose reused connection
+/// the server had closed retried once (one that is not repeatable never sent twice), and every
+/// way a request can fail reported as the error it is.
 @Suite("HTTP/1.1 connection pool")
 struct HTTP1ConnectionPoolTests {
     private func pool(port: Int, proxy: (host: String, port: Int)? = nil) -> HTTP1ConnectionPool {
@@ -34,8 +35,9 @@ struct HTTP1ConnectionPoolTests {
     }
 
     private func get(_ pool: HTTP1ConnectionPool, _ path: String, maxBodySize: Int = 1 << 20,
-                     timeout: TimeAmount? = .seconds(30)) async throws -> HTTP1Response {
-        try await pool.execute(HTTP1Request(method: .GET, target: path), maxBodySize: maxBodySize, timeout: timeout)
+                     timeout: TimeAmount? = .seconds(30), repeatable: Bool = true) async throws -> HTTP1Response {
+        try await pool.execute(
+            HTTP1Request(method: .GET, target: path, repeatable: repeatable), maxBodySize: maxBodySize, timeout: timeout)
     }
 
     @Test("requests one after another share one kept-alive connection; bodies go both ways")
@@ -86,6 +88,22 @@ struct HTTP1ConnectionPoolTests {
             // The same connection carries the next request; the server resets it without an answer.
             let response = try await get(pool, "/reset-reused")
             #expect(response.status == .ok)
+            #expect(server.accepted == 2)
+        }
+    }
+
+    @Test("a request that is not repeatable is never sent twice: the reset of its reused connection reaches the caller")
+    func doesNotRepeatWhatTheServerMayHaveRead() async throws {
+        // An Engine.IO poll is such a request: the server may have answered it on the connection
+        // that was cut, and the same request on a new connection would lose that answer.
+        try await withPool { server, pool in
+            _ = try await get(pool, "/reset-reused", repeatable: false)
+            await #expect(throws: HTTP1ClientError.connectionClosed(beforeResponse: true)) {
+                _ = try await get(pool, "/reset-reused", repeatable: false)
+            }
+            #expect(server.accepted == 1, "no second connection: the request was not sent again")
+            // The next request opens a new connection.
+            #expect(try await get(pool, "/echo", repeatable: false).status == .ok)
             #expect(server.accepted == 2)
         }
     }
