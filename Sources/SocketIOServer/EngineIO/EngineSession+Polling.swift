@@ -4,15 +4,17 @@ import SocketIOProtocol
 
 extension EngineSession {
     /// Answers a GET: at once with what is queued, or once something is (a ping at the latest).
-    func poll() async -> PollOutcome {
+    /// A GET held on `connection` that closes first closes the session.
+    func poll(on connection: (any Channel)? = nil) async -> PollOutcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 let action = inner(poll: waiter)
                 switch action {
                 case .respond(let frames):
                     waiter.resume(returning: .frames(frames))
-                case .wait:
-                    return
+                case .wait(let held):
+                    guard let connection else { return }
+                    environment.heldPolls.watch(connection) { [weak self] in self?.pollConnectionClosed(held: held) }
                 case .respondAndFinish(let frames):
                     waiter.resume(returning: .frames(frames))
                     finishLinger()
@@ -28,6 +30,12 @@ extension EngineSession {
             // The server is stopping (request tasks are cancelled): release the GET.
             self.close(.serverShuttingDown)
         }
+    }
+
+    private func pollConnectionClosed(held: Int) {
+        guard let effects = innerPollConnectionClosed(held: held) else { return }
+        logger.debug("closing: the connection of a held GET closed")
+        perform(effects)
     }
 
     /// What a POST is answered with.

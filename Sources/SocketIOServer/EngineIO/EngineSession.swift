@@ -205,6 +205,10 @@ final class EngineSession: Sendable {
         transition { $0.poll(waiter) }
     }
 
+    func innerPollConnectionClosed(held: Int) -> Machine.CloseEffects? {
+        transition { $0.pollConnectionClosed(held: held) }
+    }
+
     func innerBeginPost() -> Machine.PostAction {
         transition { $0.beginPost() }
     }

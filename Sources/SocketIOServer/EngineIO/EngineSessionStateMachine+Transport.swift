@@ -53,8 +53,8 @@ extension EngineSessionStateMachine {
     enum PollAction {
         /// Answer this GET now with these frames.
         case respond([EngineFrame])
-        /// Hold the GET until there are frames.
-        case wait
+        /// Hold the GET (the `held`-th) until there are frames.
+        case wait(held: Int)
         /// Answer with these frames (ending with `close`); the session is now gone.
         case respondAndFinish([EngineFrame])
         /// A second GET while one is held: answer this one with 400; the session closes.
@@ -92,7 +92,20 @@ extension EngineSessionStateMachine {
         if !buffer.isEmpty { return .respond(buffer.takeResponse()) }
         guard holding else { return .respond([.noop]) }
         _ = buffer.hold(waiter)
-        return .wait
+        return .wait(held: buffer.held)
+    }
+
+    /// The connection of the `held`-th GET closed. Still held (nothing was written to it), the
+    /// session closes, as socket.io's server does (`poll connection closed prematurely`): what
+    /// it would answer later would be lost. Answered already, nothing happens.
+    mutating func pollConnectionClosed(held: Int) -> CloseEffects? {
+        switch transport {
+        case .polling(let buffer), .upgrading(let buffer, _, _):
+            guard buffer.waiter != nil, buffer.held == held else { return nil }
+            return close(.transportError("poll connection closed prematurely"))
+        case .webSocket, .closing, .closed:
+            return nil
+        }
     }
 
     private mutating func duplicatePoll() -> PollAction {

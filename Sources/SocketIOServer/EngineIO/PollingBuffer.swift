@@ -16,6 +16,8 @@ struct PollingBuffer<Waiter> {
     private(set) var bufferedBytes = 0
     /// The GET being held until there is something to send.
     private(set) var waiter: Waiter?
+    /// How many GETs were held so far: the number of the one held now, if any.
+    private(set) var held = 0
     /// Whether a POST is being read.
     private(set) var posting = false
 
@@ -64,6 +66,7 @@ struct PollingBuffer<Waiter> {
 
     /// Holds `waiter` as the open GET; returns the GET it replaces, if any (a duplicate).
     mutating func hold(_ waiter: Waiter) -> Waiter? {
+        held += 1
         defer { self.waiter = waiter }
         return self.waiter
     }

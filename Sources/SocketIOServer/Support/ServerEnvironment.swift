@@ -9,6 +9,8 @@ struct ServerEnvironment: Sendable {
     let clock: Timeline
     let logger: Logger
     let events: ConnectionEventHook
+    /// The connections holding a long-poll GET, watched for closing.
+    let heldPolls = HeldPollConnections()
     /// The metrics (the event hook records the lifecycle ones).
     var metrics: ServerMetrics { events.metrics }
 

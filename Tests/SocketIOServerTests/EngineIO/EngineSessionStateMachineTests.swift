@@ -197,6 +197,21 @@ struct EngineSessionStateMachineTests {
         guard case .reject = machine.poll(2) else { Issue.record("expected the session to be gone"); return }
     }
 
+    @Test("the connection of a held GET closing closes the session; of a GET answered already, nothing")
+    func heldPollConnectionCloses() {
+        var machine = polling()
+        guard case .wait(let first) = machine.poll(1) else { Issue.record("expected the GET to be held"); return }
+        guard case .respond(1, _) = machine.send([.text("4a")]) else { Issue.record("expected the GET answered"); return }
+        #expect(machine.pollConnectionClosed(held: first) == nil, "answered: the session goes on")
+        guard case .wait(let second) = machine.poll(2) else { Issue.record("expected the next GET to be held"); return }
+        #expect(second == first + 1)
+        #expect(machine.pollConnectionClosed(held: first) == nil, "an earlier GET's connection")
+        let effects = machine.pollConnectionClosed(held: second)
+        #expect(effects?.reason == .transportError("poll connection closed prematurely"))
+        #expect(effects?.release?.waiter == 2)
+        guard case .reject = machine.poll(3) else { Issue.record("expected the session to be gone"); return }
+    }
+
     @Test("the active WebSocket ending closes the session without a goodbye; a server close sends close")
     func webSocketEnds() {
         let socket = Probe()

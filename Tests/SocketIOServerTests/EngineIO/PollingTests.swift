@@ -90,4 +90,53 @@ struct PollingTests {
             #expect(reply.packets == [#"42["news","late"]"#])
         }
     }
+
+    @Test("a held GET whose connection closes closes the session (poll connection closed prematurely), as socket.io's server does")
+    func heldPollCutClosesTheSession() async throws {
+        // Whatever the server wrote to that GET later would be lost: the session ends instead,
+        // at once, rather than at the next ping timeout.
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            let raw = try RawConnection.connect(port: demo.port)
+            try raw.write("GET \(client.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            try await withTimeout(10, "the GET being held") {
+                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
+            }
+            raw.close()
+            let closed = try await demo.events.wait("the session closed") {
+                if case .sessionClosed(client.sid, _) = $0 { return true }
+                return false
+            }
+            #expect(closed == .sessionClosed(sid: client.sid, reason: "transport error: poll connection closed prematurely"))
+            #expect(try await client.get().status == 400)
+        }
+    }
+
+    @Test("a GET answered, then its connection closed: the session goes on")
+    func answeredPollThenCloseKeepsTheSession() async throws {
+        try await DemoServer.with { demo in
+            let client = try await PollingClient.open(port: demo.port)
+            let raw = try RawConnection.connect(port: demo.port)
+            try raw.write("GET \(client.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            try await withTimeout(10, "the GET being held") {
+                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
+            }
+            #expect(try await client.post(["40"]).status == 200)
+            let answer = try await raw.read { bytes -> (String, consumed: Int)? in
+                let text = String(decoding: bytes, as: UTF8.self)
+                return text.contains("40{") ? (text, bytes.count) : nil
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 200"))
+            raw.close()
+            // The next GET is answered from the same session (a ping at the latest would do; an
+            // emit now).
+            let held = Task { try await client.get() }
+            try await withTimeout(10, "the next GET being held") {
+                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
+            }
+            demo.server.namespace("/").emit("still", "here")
+            let reply = try await withTimeout(10, "the next GET") { try await held.value }
+            #expect(reply.packets == [#"42["still","here"]"#])
+        }
+    }
 }

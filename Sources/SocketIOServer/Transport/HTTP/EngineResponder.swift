@@ -7,10 +7,13 @@ import NIOCore
 struct EngineRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: String?
+    /// The connection the request came on (a held GET's is watched for closing).
+    let connection: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = CoreRequestContextStorage(source: source)
         self.remoteAddress = source.channel.remoteAddress.flatMap(ServerCore.describe)
+        self.connection = source.channel
     }
 }
 
@@ -49,7 +52,7 @@ struct EngineResponder: HTTPResponder {
             }
             switch sessionRequest {
             case .poll:
-                switch await session.poll() {
+                switch await session.poll(on: context.connection) {
                 case .frames(let frames):
                     let (body, binary) = session.pollingBody(frames)
                     core.environment.metrics.sent(body.readableBytes, over: .polling)
