@@ -57,6 +57,15 @@ struct EngineFrame: Sendable, Hashable {
 
 /// Builds v4 polling bodies: frames joined by the record separator, binary as `b` + base64.
 enum PollingBody {
+    /// A GET's answer: `frames` as a session of `version` encodes a polling body, and whether
+    /// it is binary (v3's format for a client without `b64=1`).
+    static func encode(_ frames: [EngineFrame], for session: EngineSession) -> (body: ByteBuffer, binary: Bool) {
+        switch session.version {
+        case .v4: (encode(frames), false)
+        case .v3: encodeV3(frames, base64: session.base64)
+        }
+    }
+
     static let recordSeparator: UInt8 = 0x1E
 
     static func encode(_ frames: some Collection<EngineFrame>) -> ByteBuffer {

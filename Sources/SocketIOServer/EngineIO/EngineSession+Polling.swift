@@ -14,7 +14,11 @@ extension EngineSession {
                     waiter.resume(returning: .frames(frames))
                 case .wait(let held):
                     guard let connection else { return }
-                    environment.heldPolls.watch(connection) { [weak self] in self?.pollConnectionClosed(held: held) }
+                    environment.heldPolls.watch(connection) { [weak self] in
+                        guard let self, let effects = innerPollConnectionClosed(held: held) else { return }
+                        logger.debug("closing: the connection of a held GET closed")
+                        perform(effects)
+                    }
                 case .respondAndFinish(let frames):
                     waiter.resume(returning: .frames(frames))
                     finishLinger()
@@ -30,12 +34,6 @@ extension EngineSession {
             // The server is stopping (request tasks are cancelled): release the GET.
             self.close(.serverShuttingDown)
         }
-    }
-
-    private func pollConnectionClosed(held: Int) {
-        guard let effects = innerPollConnectionClosed(held: held) else { return }
-        logger.debug("closing: the connection of a held GET closed")
-        perform(effects)
     }
 
     /// What a POST is answered with.
@@ -82,17 +80,6 @@ extension EngineSession {
             }
         }
         return .accepted
-    }
-}
-
-extension EngineSession {
-    /// A GET's answer: `frames` as this session's protocol encodes a polling body, and whether
-    /// it is binary (v3's format for a client without `b64=1`).
-    func pollingBody(_ frames: [EngineFrame]) -> (body: ByteBuffer, binary: Bool) {
-        switch version {
-        case .v4: (PollingBody.encode(frames), false)
-        case .v3: PollingBody.encodeV3(frames, base64: base64)
-        }
     }
 }
 

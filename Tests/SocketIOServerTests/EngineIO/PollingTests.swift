@@ -91,17 +91,23 @@ struct PollingTests {
         }
     }
 
+    /// A GET of `client`'s session sent on a connection of its own, once the server holds it.
+    static func heldGET(of client: PollingClient, on demo: DemoServer) async throws -> RawConnection {
+        let raw = try RawConnection.connect(port: demo.port)
+        try raw.write("GET \(client.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        try await withTimeout(10, "the GET being held") {
+            while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
+        }
+        return raw
+    }
+
     @Test("a held GET whose connection closes closes the session (poll connection closed prematurely), as socket.io's server does")
     func heldPollCutClosesTheSession() async throws {
         // Whatever the server wrote to that GET later would be lost: the session ends instead,
         // at once, rather than at the next ping timeout.
         try await DemoServer.with { demo in
             let client = try await PollingClient.open(port: demo.port)
-            let raw = try RawConnection.connect(port: demo.port)
-            try raw.write("GET \(client.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            try await withTimeout(10, "the GET being held") {
-                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
-            }
+            let raw = try await Self.heldGET(of: client, on: demo)
             raw.close()
             let closed = try await demo.events.wait("the session closed") {
                 if case .sessionClosed(client.sid, _) = $0 { return true }
@@ -116,11 +122,7 @@ struct PollingTests {
     func answeredPollThenCloseKeepsTheSession() async throws {
         try await DemoServer.with { demo in
             let client = try await PollingClient.open(port: demo.port)
-            let raw = try RawConnection.connect(port: demo.port)
-            try raw.write("GET \(client.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            try await withTimeout(10, "the GET being held") {
-                while !demo.server.holdsPoll(sid: client.sid) { await Task.yield() }
-            }
+            let raw = try await Self.heldGET(of: client, on: demo)
             #expect(try await client.post(["40"]).status == 200)
             let answer = try await raw.read { bytes -> (String, consumed: Int)? in
                 let text = String(decoding: bytes, as: UTF8.self)

@@ -54,7 +54,7 @@ struct EngineResponder: HTTPResponder {
             case .poll:
                 switch await session.poll(on: context.connection) {
                 case .frames(let frames):
-                    let (body, binary) = session.pollingBody(frames)
+                    let (body, binary) = PollingBody.encode(frames, for: session)
                     core.environment.metrics.sent(body.readableBytes, over: .polling)
                     return binary ? Self.binary(body, cors: cors) : Self.text(body, cors: cors)
                 case .rejected:
@@ -81,7 +81,7 @@ struct EngineResponder: HTTPResponder {
         do {
             let session = try core.openSession(mount: mount, version: version, base64: query["b64"] == "1", webSocket: nil, request: info)
             let open = core.openFrame(sid: session.sid, transport: .polling)
-            return Self.text(version == .v3 ? session.pollingBody([open]).body : open.bytes, cors: cors)
+            return Self.text(version == .v3 ? PollingBody.encode([open], for: session).body : open.bytes, cors: cors)
         } catch {
             return EngineHTTPError.forbidden.response(headers: cors.headers, message: error.message)
         }
