@@ -168,10 +168,12 @@ struct PollingStateMachine<Pause, Closed, Poll> {
         return takeIdlePauseWaiter()
     }
 
-    /// Whether the transport is closing (a failed GET is then not an error to report).
+    /// Whether the transport is closing or closed (a failed GET is then not an error to report).
     var isClosing: Bool {
-        if case .closing = state { return true }
-        return false
+        switch state {
+        case .closing, .finished: true
+        case .running, .paused: false
+        }
     }
 
     private mutating func takeIdlePauseWaiter() -> Pause? {
@@ -233,17 +235,22 @@ struct PollingStateMachine<Pause, Closed, Poll> {
     }
 
     /// Closes: what is queued still goes out (once a session exists), even while paused.
+    ///
+    /// The held GET stays open until the last POST is answered (the transport's shutdown then
+    /// ends it): a server that ends a session when its held GET's connection closes — socket.io's
+    /// does (`poll connection closed prematurely`), ours too — would otherwise drop what that
+    /// POST carries, the last emits and the close packet, whenever the GET's close came first.
     mutating func close() -> CloseAction {
         guard var session = session else { return CloseAction() }
-        let poll = session.poll
-        session.poll = nil
         if session.sid == nil { session.outbox.removeAll() }
         state = .closing(session)
         if !session.posting && !session.outbox.isEmpty {
             update { $0.posting = true }
-            return CloseAction(cancelPoll: poll, post: true)
+            return CloseAction(post: true)
         }
-        return CloseAction(cancelPoll: poll, finish: session.posting ? nil : finish())
+        if session.posting { return CloseAction() }
+        update { $0.poll = nil }
+        return CloseAction(cancelPoll: session.poll, finish: finish())
     }
 
     /// Drops the transport at once, nothing posted (an upgrade replaced it).
