@@ -14,7 +14,10 @@ package import SwitchboardCore
 /// targets for `http`); a kept-alive connection goes back to the idle list after its response.
 /// A request that finds its reused connection closed before it was written is sent again, once,
 /// on a new one; one whose reused connection closes before a byte of the answer only when it is
-/// ``HTTP1Request/repeatable`` (the server may have read it, and answered it, before the cut). Everything runs on the pool's event loop; the
+/// ``HTTP1Request/repeatable`` (the server may have read it, and answered it, before the cut).
+/// So that a request that is not finds few closed connections, one whose server announced how
+/// long it keeps idle connections (`Keep-Alive: timeout=5`, as Node's servers do) is not reused
+/// in the last second of that time: the server's close and the request would cross. Everything runs on the pool's event loop; the
 /// caller is resumed once per response. ``shutdown()`` closes every connection, in flight or idle.
 package final class HTTP1ConnectionPool: Sendable {
     package struct Configuration: Sendable {
@@ -43,8 +46,14 @@ package final class HTTP1ConnectionPool: Sendable {
         }
     }
 
+    private struct Idle {
+        let connection: Connection
+        /// Past this, the server may be closing it (its `Keep-Alive: timeout` less a second).
+        let reusableUntil: NIODeadline?
+    }
+
     private struct State {
-        var idle: [Connection] = []
+        var idle: [Idle] = []
         var open: [ObjectIdentifier: Connection] = [:]
         var shutDown = false
     }
@@ -77,7 +86,7 @@ package final class HTTP1ConnectionPool: Sendable {
                 } onCancel: {
                     connection.close()
                 }
-                if response.keepAlive { checkIn(connection) }
+                if response.keepAlive { checkIn(connection, reusableFor: Self.reuseWindow(response.headers)) }
                 cookies?.store(from: response.headers)
                 return response
             } catch let error as HTTP1ClientError where reused && !retried && !Task.isCancelled && Self.mayRetry(request, after: error) {
@@ -118,10 +127,20 @@ package final class HTTP1ConnectionPool: Sendable {
     // MARK: - Connections
 
     private func checkOut() async throws -> (Connection, reused: Bool) {
-        let idle = try state.withLockedValue { state -> Connection? in
+        let now = NIODeadline.now()
+        let (idle, expired) = try state.withLockedValue { state -> (Connection?, [Connection]) in
             if state.shutDown { throw HTTP1ClientError.shutDown }
-            return state.idle.popLast()
+            var expired: [Connection] = []
+            while let last = state.idle.popLast() {
+                if let until = last.reusableUntil, until <= now {
+                    expired.append(last.connection)
+                    continue
+                }
+                return (last.connection, expired)
+            }
+            return (nil, expired)
         }
+        for connection in expired { connection.close() }
         if let idle { return (idle, true) }
         let connection = try await connect()
         let accepted = state.withLockedValue { state in
@@ -138,10 +157,11 @@ package final class HTTP1ConnectionPool: Sendable {
         return (connection, false)
     }
 
-    private func checkIn(_ connection: Connection) {
+    private func checkIn(_ connection: Connection, reusableFor window: TimeAmount?) {
+        let until = window.map { NIODeadline.now() + $0 }
         let keep = state.withLockedValue { state in
             guard !state.shutDown, state.open[ObjectIdentifier(connection)] != nil else { return false }
-            state.idle.append(connection)
+            state.idle.append(Idle(connection: connection, reusableUntil: until))
             return true
         }
         if !keep { connection.close() }
@@ -150,8 +170,22 @@ package final class HTTP1ConnectionPool: Sendable {
     private func forget(_ connection: Connection) {
         state.withLockedValue { state in
             state.open[ObjectIdentifier(connection)] = nil
-            state.idle.removeAll { $0 === connection }
+            state.idle.removeAll { $0.connection === connection }
         }
+    }
+
+    /// How long a connection may be reused after a response with these headers: the server's
+    /// `Keep-Alive: timeout=N` less one second (its clock started first, and its close takes
+    /// time to arrive); `nil` when it announced none.
+    static func reuseWindow(_ headers: HTTPHeaders) -> TimeAmount? {
+        for value in headers["Keep-Alive"] {
+            for parameter in value.split(separator: ",") {
+                let pair = parameter.filter { !$0.isWhitespace }.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].lowercased() == "timeout", let seconds = Int64(pair[1]) else { continue }
+                return .seconds(max(seconds - 1, 0))
+            }
+        }
+        return nil
     }
 
     /// Opens one connection: TCP (to the proxy when there is one), the tunnel and TLS as needed,

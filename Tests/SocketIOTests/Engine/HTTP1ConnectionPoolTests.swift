@@ -108,6 +108,22 @@ struct HTTP1ConnectionPoolTests {
         }
     }
 
+    @Test("a connection is not reused in the last second of the server's Keep-Alive timeout; within it, it is")
+    func honoursKeepAliveTimeout() async throws {
+        try await withPool { server, pool in
+            // timeout=1: no time left to reuse it safely, the next request opens a new connection.
+            _ = try await get(pool, "/keep-alive?timeout=1", repeatable: false)
+            _ = try await get(pool, "/keep-alive?timeout=60", repeatable: false)
+            #expect(server.accepted == 2)
+            // timeout=60: reused.
+            _ = try await get(pool, "/echo", repeatable: false)
+            #expect(server.accepted == 2)
+        }
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=5, max=1000"]) == .seconds(4))
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "max=5"]) == nil)
+        #expect(HTTP1ConnectionPool.reuseWindow([:]) == nil)
+    }
+
     @Test("a body over the limit fails with bodyTooLarge and closes the connection")
     func refusesABodyOverTheLimit() async throws {
         try await withPool { server, pool in

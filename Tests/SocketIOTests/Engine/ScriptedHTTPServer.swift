@@ -9,6 +9,7 @@ import NIOPosix
 /// - `/drop`: 200 kept alive by its headers, then closes anyway (a server's idle timeout);
 /// - `/reset-reused`: on a connection's first request 200 (kept alive); on a later one no answer,
 ///   the connection reset (a RST: the server dropped a kept-alive connection the client reused);
+/// - `/keep-alive?timeout=N`: 200 kept alive, announcing `Keep-Alive: timeout=N`;
 /// - `/big`: 200 with 64 KiB of body;
 /// - `/hang`: never answers;
 /// - `/cookie?set=NAME=VALUE`: 200 with that `Set-Cookie` (and `Max-Age=0` for `NAME=`), the body
@@ -108,6 +109,9 @@ final class ScriptedHTTPServer: Sendable {
                 let set = query.hasPrefix("set=") ? String(query.dropFirst(4)) : ""
                 if !set.isEmpty { headers.add(name: "Set-Cookie", value: set.hasSuffix("=") ? set + "; Max-Age=0" : set + "; Path=/; HttpOnly") }
                 answer = ByteBuffer(string: cookie)
+            case "/keep-alive":
+                headers.add(name: "Keep-Alive", value: query)
+                answer = ByteBuffer(string: "kept")
             case "/big":
                 answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
             case "/close":
