@@ -21,10 +21,12 @@ struct PinnedChannel {
     /// WebSocket connections the server has served.
     let served: NIOLockedValueBox<Int>
 
-    /// Opens it; `adjust` changes the driver's options, `handlers` sets the server channel's.
+    /// Opens it; `adjust` changes the driver's options, `handlers` sets the server channel's,
+    /// `clock` measures the connection's request deadlines.
     static func open(
         adjust: (inout FailoverDriver.Options) -> Void = { _ in },
-        handlers: @escaping @Sendable (ReliableChannel) -> Void = { _ in }
+        handlers: @escaping @Sendable (ReliableChannel) -> Void = { _ in },
+        clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> PinnedChannel {
         let server = SocketIOServer(logger: silent)
         let channels = ReliableChannels(server: server)
@@ -48,7 +50,7 @@ struct PinnedChannel {
         options.networkMonitor = nil
         adjust(&options)
         let driver = FailoverDriver(options: options, policy: .pinned(to: .webSocket))
-        let connection = try DriverConnectionFactory { _ in driver }
+        let connection = try DriverConnectionFactory(clock: clock) { _ in driver }
             .makeConnection(for: ConnectionConfiguration(url: URL(string: "http://127.0.0.1:\(running.port)")!))
         try await withTimeout(20, "connect") { try await connection.connect() }
         let channel = try await opened.stream.firstMatch(within: 20, "the server's channel") { _ in true }
