@@ -176,13 +176,14 @@ package final class HTTP1ConnectionPool: Sendable {
 
     /// How long a connection may be reused after a response with these headers: the server's
     /// `Keep-Alive: timeout=N` less one second (its clock started first, and its close takes
-    /// time to arrive); `nil` when it announced none.
+    /// time to arrive), at most a day; `nil` when it announced none or nothing readable.
     static func reuseWindow(_ headers: HTTPHeaders) -> TimeAmount? {
         for value in headers["Keep-Alive"] {
             for parameter in value.split(separator: ",") {
                 let pair = parameter.filter { !$0.isWhitespace }.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, pair[0].lowercased() == "timeout", let seconds = Int64(pair[1]) else { continue }
-                return .seconds(max(seconds - 1, 0))
+                // Clamped: a server's number must not overflow the nanoseconds of a TimeAmount.
+                return .seconds(min(max(seconds - 1, 0), 86_400))
             }
         }
         return nil

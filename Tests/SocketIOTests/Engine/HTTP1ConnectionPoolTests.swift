@@ -122,6 +122,10 @@ struct HTTP1ConnectionPoolTests {
         #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=5, max=1000"]) == .seconds(4))
         #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "max=5"]) == nil)
         #expect(HTTP1ConnectionPool.reuseWindow([:]) == nil)
+        // Whatever a server sends: no overflow, no negative window.
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=99999999999999"]) == .seconds(86_400))
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=-5"]) == .seconds(0))
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=abc"]) == nil)
     }
 
     @Test("a body over the limit fails with bodyTooLarge and closes the connection")
