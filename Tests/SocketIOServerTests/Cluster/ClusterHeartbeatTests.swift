@@ -94,19 +94,19 @@ import Testing
         /// Returns once the heartbeat and liveness loops both sleep. Each reads the time, then
         /// sleeps for what is left: time moved in between would push its deadline past the time
         /// the test moves to, and the heartbeat would never come.
-        func loopsAsleep() async {
+        func loopsWaitOnTheClock() async {
             await clock.waitForSleepers(2)
         }
         /// The next message handed to the transport, which then takes 3 ms to finish.
         func next(_ what: String) async throws -> (at: Duration, type: ClusterMessageType) {
             let message = try #require(try await published.first(1, within: 10, what).first)
-            await loopsAsleep()
+            await loopsWaitOnTheClock()
             clock.advance(by: .milliseconds(3))
             transport.finish()
             return message
         }
         func advance(to time: Duration) async {
-            await loopsAsleep()
+            await loopsWaitOnTheClock()
             clock.advance(by: time - clock.now.offset)
         }
 
