@@ -87,6 +87,8 @@ struct LoadBalancerTests {
         _ total: Int,
         streams: [AsyncStream<SocketEvent>],
         sockets: [SocketIO.Socket],
+        managers: [Manager],
+        histories: [ClientHistory],
         servers: [BackgroundChild]
     ) async throws {
         let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
@@ -105,13 +107,16 @@ struct LoadBalancerTests {
                 let missing = Set(0 ..< total).subtracting(numbers).sorted()
                 var seen = Set<Int>()
                 let twice = numbers.filter { !seen.insert($0).inserted }
-                let warnings = servers.enumerated().flatMap { server, process in
-                    process.stderr.split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }.suffix(10).map { "server \(server): \($0)" }
+                // Each server's last lines (warnings, errors, joins, drains) and what this client went through.
+                let logs = servers.enumerated().flatMap { server, process in
+                    process.stderr.split(separator: "\n").suffix(15).map { "server \(server): \($0)" }
                 }
                 Issue.record("""
                     client \(index) has \(items.count) of \(total) (recovered: \(sockets[index].recovered), id \(sockets[index].id ?? "none")); \
                     missing \(missing.count): \(missing.prefix(20)); twice: \(twice.prefix(20))
-                    \(warnings.joined(separator: "\n"))
+                    \(managers[index].diagnostics.joined(separator: "\n"))
+                    history: \(histories[index].lines.joined(separator: "; "))
+                    \(logs.joined(separator: "\n"))
                     """)
                 throw error
             }
@@ -191,6 +196,8 @@ struct LoadBalancerTests {
             }
             let ids = sockets.map(\.id)
             let streams = sockets.map { $0.events(named: "room-message") }
+            let histories = zip(managers, sockets).map { ClientHistory(manager: $0, socket: $1) }
+            defer { for history in histories { history.stop() } }
             // A stream to the room from a client of server 1; server 0 goes a fifth of the way in.
             let total = 1_000
             let publisher = cluster.sockets[1]
@@ -200,7 +207,9 @@ struct LoadBalancerTests {
                     try await publisher.emitWithAck("room-message", "stream", .number(Double(number)))
                 }
             }
-            try await Self.expectEveryMessage(total, streams: streams, sockets: sockets, servers: cluster.processes)
+            try await Self.expectEveryMessage(
+                total, streams: streams, sockets: sockets, managers: managers, histories: histories, servers: cluster.processes
+            )
             // Server 0's clients came back elsewhere as the same sessions, recovered.
             #expect(sockets.map(\.id) == ids, "same socket ids")
             let recovered = sockets.filter(\.recovered).count
@@ -227,6 +236,8 @@ struct LoadBalancerTests {
             }
             let ids = sockets.map(\.id)
             let streams = sockets.map { $0.events(named: "room-message") }
+            let histories = zip(managers, sockets).map { ClientHistory(manager: $0, socket: $1) }
+            defer { for history in histories { history.stop() } }
             let (environment, _) = try ChildProcess.isolatedEnvironment()
             var processes = cluster.processes
             var restarted: [BackgroundChild] = []
@@ -259,7 +270,9 @@ struct LoadBalancerTests {
                 _ = try await again.line(containing: "sio serve: listening on", within: 60)
                 try await again.lines(containing: "cluster server joined", count: 2, within: 30)
             }
-            try await Self.expectEveryMessage(number, streams: streams, sockets: sockets, servers: cluster.processes + restarted)
+            try await Self.expectEveryMessage(
+                number, streams: streams, sockets: sockets, managers: managers, histories: histories, servers: cluster.processes + restarted
+            )
             #expect(sockets.map(\.id) == ids, "same socket ids after three restarts")
             for manager in managers { await manager.close() }
         }
@@ -280,5 +293,40 @@ struct LoadBalancerTests {
             }
             await manager.close()
         }
+    }
+}
+
+/// What one client went through during a test (its manager's events and its socket's status
+/// changes, with the seconds since it started watching), for the report when a client misses
+/// messages.
+final class ClientHistory: Sendable {
+    private let recorded = NIOLockedValueBox<[String]>([])
+    private let watchers: [Task<Void, Never>]
+
+    init(manager: Manager, socket: SocketIO.Socket) {
+        let start = ContinuousClock.now
+        let recorded = recorded
+        let note: @Sendable (String) -> Void = { line in
+            let seconds = (ContinuousClock.now - start).components
+            let at = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18
+            recorded.withLockedValue { $0.append(String(format: "%.2f s %@", at, line)) }
+        }
+        let events = manager.events
+        let statuses = socket.statusChanges
+        watchers = [
+            Task {
+                for await event in events where event != .ping { note("manager \(event)") }
+            },
+            Task {
+                for await status in statuses { note("socket \(status), id \(socket.id ?? "none"), recovered \(socket.recovered)") }
+            },
+        ]
+    }
+
+    /// The lines so far.
+    var lines: [String] { recorded.withLockedValue { $0 } }
+
+    func stop() {
+        for watcher in watchers { watcher.cancel() }
     }
 }

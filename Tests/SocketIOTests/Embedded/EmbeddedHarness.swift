@@ -12,8 +12,8 @@ import SwitchboardTestSupport
 final class EmbeddedHarness: Sendable {
     let server: SocketIOServer
     let running: RunningServer
-    private let seen = NIOLockedValueBox<(work: [Int], seq: [Int])>(([], []))
-    private let seqCount = AsyncStream<Int>.makeStream()
+    private let seen: NIOLockedValueBox<(work: [Int], seq: [Int])>
+    private let seqCount: (stream: AsyncStream<Int>, continuation: AsyncStream<Int>.Continuation)
 
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
@@ -25,29 +25,38 @@ final class EmbeddedHarness: Sendable {
         configure(&configuration)
         let server = SocketIOServer(configuration: configuration, logger: quiet)
         DemoApplication.install(on: server, logger: quiet).cancel()
-        let running = try await server.start(host: "127.0.0.1", port: port)
-        let harness = EmbeddedHarness(server: server, running: running)
+        // The handlers before the listener: a client reconnecting to a restarted server can
+        // connect the moment it listens, and its buffered emits must find them.
+        let seen = NIOLockedValueBox<(work: [Int], seq: [Int])>(([], []))
+        let seqCount = AsyncStream<Int>.makeStream()
         server.namespace("/").onConnection { socket in
             socket.on("work") { event in
                 guard let id = event.items.first?["id"]?.intValue else { return }
-                harness.seen.withLockedValue { $0.work.append(id) }
+                seen.withLockedValue { $0.work.append(id) }
                 event.ack?.respond([.number(Double(id))])
             }
             socket.on("seq") { event in
                 guard let value = event.items.first?.intValue else { return }
-                let count = harness.seen.withLockedValue { seen in
+                let count = seen.withLockedValue { seen in
                     seen.seq.append(value)
                     return seen.seq.count
                 }
-                harness.seqCount.continuation.yield(count)
+                seqCount.continuation.yield(count)
             }
         }
-        return harness
+        let running = try await server.start(host: "127.0.0.1", port: port)
+        return EmbeddedHarness(server: server, running: running, seen: seen, seqCount: seqCount)
     }
 
-    private init(server: SocketIOServer, running: RunningServer) {
+    private init(
+        server: SocketIOServer, running: RunningServer,
+        seen: NIOLockedValueBox<(work: [Int], seq: [Int])>,
+        seqCount: (stream: AsyncStream<Int>, continuation: AsyncStream<Int>.Continuation)
+    ) {
         self.server = server
         self.running = running
+        self.seen = seen
+        self.seqCount = seqCount
     }
 
     var port: Int { running.port }

@@ -70,7 +70,12 @@ struct FaultToleranceTests {
         #expect(!socket.connected)
 
         let second = try await TestPorts.restart(on: port) { try await EmbeddedHarness.start(port: $0) }
-        try await second.waitForSeq(1_000)
+        do {
+            try await second.waitForSeq(1_000)
+        } catch {
+            Issue.record("the restarted server on \(port) has \(second.seq.count); the client: \(manager.diagnostics.joined(separator: "\n"))")
+            throw error
+        }
         #expect(first.seq == Array(0..<1_000))
         #expect(second.seq == Array(1_000..<2_000), "all 1,000 buffered emits, in order, exactly once, after the restart")
         #expect(socket.connected)
