@@ -24,9 +24,10 @@ import time
 
 
 def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port outside the ephemeral range (the repository's scripts/free-port): one just released
+    by a bind to port 0 could be handed to an outgoing connection before the proxy binds it."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "free-port")
+    return int(subprocess.check_output([sys.executable, script], text=True).strip())
 
 
 PR_SET_PDEATHSIG = 1
