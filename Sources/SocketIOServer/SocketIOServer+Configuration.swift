@@ -159,6 +159,11 @@ extension SocketIOServer {
 /// ``maxDisconnectionDuration``), and the CONNECT reply carries a private session id (`pid`).
 /// Only drops the client did not ask for (transport close or error, ping timeout, server
 /// shutdown) are recoverable; explicit disconnects are not.
+///
+/// A client that had been sent no event yet has no offset to send back (socket.io's clients
+/// then send the `pid` alone), so socket.io's server gives it a fresh session. Ours gives it
+/// its session and every event sent to it since, as long as none of them left the log (and,
+/// across a cluster, from where its rooms last changed: ``ClusterSession/roomsOffset``).
 public struct ConnectionStateRecovery: Sendable, Hashable {
     /// How long a dropped session is kept for its client.
     public var maxDisconnectionDuration: Duration

@@ -50,7 +50,9 @@ struct SessionStoreTests {
             #expect(try await transport.lastJournaled(namespace: "/", origins: ["bbbbbbbb"]) == ["bbbbbbbb": 2])
             #expect(try await transport.lastJournaled(namespace: "/nobody") == [:])
 
-            let session = ClusterSession(pid: "p1", id: "s1", namespace: "/", rooms: ["s1", "room"], data: ["user": "ada"])
+            // Where its rooms last changed comes back too (a client without an offset is
+            // replayed from there).
+            let session = ClusterSession(pid: "p1", id: "s1", namespace: "/", rooms: ["s1", "room"], data: ["user": "ada"], roomsOffset: "aaaaaaaa:1!")
             try await transport.writeSessions([.connected(session)], owner: "server-1")
             let taken = try #require(try await transport.takeSession(pid: "p1", namespace: "/", owner: "server-2", maxAge: .seconds(120)))
             #expect(taken.session == session && taken.owner == "server-1")

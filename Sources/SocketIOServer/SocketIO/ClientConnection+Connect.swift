@@ -10,9 +10,10 @@ extension ClientConnection {
             refuse(name, message: "Invalid namespace", data: nil)
             return
         }
-        if !isProtocolV4, let recovery = environment.configuration.recovery,
-           let pid = auth?["pid"]?.stringValue,
-           let offset = auth?["offset"]?.stringValue {
+        // Without an offset the client kept no event (socket.io's clients leave it out then):
+        // it missed every one, and gets them all.
+        if !isProtocolV4, let recovery = environment.configuration.recovery, let pid = auth?["pid"]?.stringValue {
+            let offset = auth?["offset"]?.stringValue
             namespace.metrics.recoveryAttempted()
             if namespace.durable != nil {
                 switch await restoreFromCluster(namespace, pid: pid, offset: offset, auth: auth, recovery: recovery) {
@@ -60,22 +61,23 @@ extension ClientConnection {
         // In the namespace first, so a broadcast made once the client has the reply reaches it;
         // the outbox holds such packets until the reply is written.
         namespace.add(socket)
-        let reply = isProtocolV4 ? SocketPacket(kind: .connect, namespace: name) : Self.connectReply(name, id: socket.id, pid: socket.pid)
+        let reply = isProtocolV4 ? SocketPacket(kind: .connect, namespace: name) : SocketPacket.connectReply(name, id: socket.id, pid: socket.pid)
         socket.outbox.open(reply: EngineFrame.frames(of: reply))
         await joined(socket)
     }
 
-    /// Gives a recovering client its kept session back; `false` means connect it afresh.
+    /// Gives a recovering client its kept session back (every event after `offset`; all of
+    /// them without one); `false` means connect it afresh.
     func restore(
         _ namespace: Namespace,
         pid: String,
-        offset: String,
+        offset: String?,
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
     ) async -> Bool {
         closeStale(namespace, pid: pid)
         guard let restorable = namespace.takeRestorable(pid: pid) else { return false }
-        let reply = EngineFrame.frames(of: Self.connectReply(namespace.name, id: restorable.id, pid: pid))
+        let reply = EngineFrame.frames(of: SocketPacket.connectReply(namespace.name, id: restorable.id, pid: pid))
         switch restorable.outbox.restore(on: session, after: offset, reply: reply, maxBytes: environment.configuration.maxQueuedBytes) {
         case .restored:
             break
@@ -145,11 +147,5 @@ extension ClientConnection {
             write(SocketPacket(kind: .connectError, namespace: name, data: .object(payload)))
         }
         environment.events.emit(.socketRefused(namespace: name, sid: session.sid, message: message))
-    }
-
-    static func connectReply(_ name: String, id: String, pid: String?) -> SocketPacket {
-        var payload: JSONObject = ["sid": .string(id)]
-        if let pid { payload["pid"] = .string(pid) }
-        return SocketPacket(kind: .connect, namespace: name, data: .object(payload))
     }
 }

@@ -4,37 +4,52 @@ import SocketIOProtocol
 extension Namespace {
     /// A new socket joins (after its CONNECT reply was sent); it is in the room of its own id.
     func add(_ socket: ServerSocket) {
-        membership { $0.add(socket) }
-        durable?.connected(socket, rooms: [socket.id])
+        let roomsOffset = changingRooms { membership, roomsOffset in
+            membership.add(socket, roomsOffset: roomsOffset)
+            return roomsOffset
+        }
+        durable?.connected(socket, rooms: [socket.id], roomsOffset: roomsOffset)
     }
 
-    /// A socket recovered from the cluster's store joins with its rooms.
-    func add(_ socket: ServerSocket, rooms: [String]) {
+    /// A socket recovered from the cluster's store joins with its rooms, and where delivery
+    /// stood when they last changed (called in delivery order).
+    func add(_ socket: ServerSocket, rooms: [String], roomsOffset: String?) {
         let joined = membership { membership in
-            membership.add(socket)
+            membership.add(socket, roomsOffset: roomsOffset)
             membership.join(socket.id, rooms: rooms)
             return membership.members[socket.id]?.rooms ?? []
         }
-        durable?.connected(socket, rooms: joined)
+        durable?.connected(socket, rooms: joined, roomsOffset: roomsOffset)
     }
 
     /// A recovered socket takes its kept place back (rooms unchanged).
     func attach(_ socket: ServerSocket) {
-        let rooms = membership { membership in
+        let (rooms, roomsOffset) = membership { membership in
             membership.attach(socket)
-            return membership.members[socket.id]?.rooms ?? []
+            return (membership.members[socket.id]?.rooms ?? [], membership.members[socket.id]?.roomsOffset)
         }
-        durable?.connected(socket, rooms: rooms)
+        durable?.connected(socket, rooms: rooms, roomsOffset: roomsOffset)
     }
 
     /// A session's rooms or data changed: written to the cluster's store, when it keeps them.
     func sessionChanged(_ id: String) {
         guard let durable else { return }
         let found = membership { membership in
-            membership.members[id].flatMap { member in member.socket.map { ($0, member.rooms) } }
+            membership.members[id].flatMap { member in member.socket.map { ($0, member.rooms, member.roomsOffset) } }
         }
-        guard let (socket, rooms) = found else { return }
-        durable.connected(socket, rooms: rooms)
+        guard let (socket, rooms, roomsOffset) = found else { return }
+        durable.connected(socket, rooms: rooms, roomsOffset: roomsOffset)
+    }
+
+    /// Runs `change` on the membership, given where delivery stands when the namespace keeps
+    /// its sessions in the cluster: then in delivery order, so an event delivered before the
+    /// change is behind that offset and one delivered after it is not.
+    private func changingRooms<T>(_ change: (inout NamespaceMembership, String?) -> T) -> T {
+        guard let durable else { return membership { change(&$0, nil) } }
+        return durable.order.inOrder { cursor in
+            let roomsOffset = cursor.frontier.position
+            return membership { change(&$0, roomsOffset) }
+        }
     }
 
     /// A socket left. With recovery on and a recoverable reason it is kept (in its rooms, its
@@ -87,12 +102,12 @@ extension Namespace {
     // MARK: - Rooms
 
     func join(_ id: String, rooms: some Sequence<String>) {
-        membership { $0.join(id, rooms: rooms) }
+        changingRooms { $0.join(id, rooms: rooms, roomsOffset: $1) }
         sessionChanged(id)
     }
 
     func leave(_ id: String, room: String) {
-        membership { $0.leave(id, room: room) }
+        changingRooms { $0.leave(id, room: room, roomsOffset: $1) }
         sessionChanged(id)
     }
 

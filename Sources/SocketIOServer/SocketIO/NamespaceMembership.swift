@@ -16,6 +16,9 @@ struct NamespaceMembership {
         var outbox: SocketOutbox
         var rooms: Set<String>
         var presence: Presence
+        /// With sessions kept in the cluster: where delivery stood when `rooms` last changed
+        /// (``ClusterSession/roomsOffset``).
+        var roomsOffset: String?
 
         var socket: ServerSocket? {
             if case .connected(let socket) = presence { return socket }
@@ -48,8 +51,8 @@ struct NamespaceMembership {
     var sockets: [ServerSocket] { members.values.compactMap(\.socket) }
 
     /// A new socket joins; it is in the room of its own id.
-    mutating func add(_ socket: ServerSocket) {
-        members[socket.id] = Member(outbox: socket.outbox, rooms: [socket.id], presence: .connected(socket))
+    mutating func add(_ socket: ServerSocket, roomsOffset: String? = nil) {
+        members[socket.id] = Member(outbox: socket.outbox, rooms: [socket.id], presence: .connected(socket), roomsOffset: roomsOffset)
         rooms[socket.id, default: []].insert(socket.id)
     }
 
@@ -111,16 +114,20 @@ struct NamespaceMembership {
         return forget(id)
     }
 
-    mutating func join(_ id: String, rooms joined: some Sequence<String>) {
+    /// Member `id` joins `joined`; `roomsOffset` (where delivery stands) is kept when that
+    /// changed its rooms.
+    mutating func join(_ id: String, rooms joined: some Sequence<String>, roomsOffset: String? = nil) {
         guard members[id] != nil else { return }
-        for room in joined {
-            members[id]?.rooms.insert(room)
+        for room in joined where members[id]?.rooms.insert(room).inserted == true {
             rooms[room, default: []].insert(id)
+            if let roomsOffset { members[id]?.roomsOffset = roomsOffset }
         }
     }
 
-    mutating func leave(_ id: String, room: String) {
+    /// Member `id` leaves `room`; `roomsOffset` as for ``join(_:rooms:roomsOffset:)``.
+    mutating func leave(_ id: String, room: String, roomsOffset: String? = nil) {
         guard members[id]?.rooms.remove(room) != nil else { return }
+        if let roomsOffset { members[id]?.roomsOffset = roomsOffset }
         rooms[room]?.remove(id)
         if rooms[room]?.isEmpty == true { rooms.removeValue(forKey: room) }
     }

@@ -15,6 +15,8 @@ struct PacketLog: Sendable {
     let maxEntries: Int
     let maxAge: Duration
     private(set) var entries: Deque<Entry> = []
+    /// Whether an entry was ever dropped (the log no longer holds every event sent).
+    private(set) var dropped = false
 
     init(maxEntries: Int, maxAge: Duration) {
         self.maxEntries = max(1, maxEntries)
@@ -23,8 +25,13 @@ struct PacketLog: Sendable {
 
     mutating func append(offset: String, frames: [EngineFrame], now: Duration) {
         entries.append(Entry(offset: offset, frames: frames, time: now))
-        while entries.count > maxEntries { entries.removeFirst() }
-        while entries.count > 1, let first = entries.first, now - first.time > maxAge { entries.removeFirst() }
+        while entries.count > maxEntries { dropFirst() }
+        while entries.count > 1, let first = entries.first, now - first.time > maxAge { dropFirst() }
+    }
+
+    private mutating func dropFirst() {
+        entries.removeFirst()
+        dropped = true
     }
 
     /// Puts `earlier` before everything logged so far (a recovered session's replay, which
@@ -32,12 +39,15 @@ struct PacketLog: Sendable {
     mutating func prepend(_ earlier: [(offset: String, frames: [EngineFrame])], now: Duration) {
         guard !earlier.isEmpty else { return }
         entries = Deque(earlier.map { Entry(offset: $0.offset, frames: $0.frames, time: now) }) + entries
-        while entries.count > maxEntries { entries.removeFirst() }
+        while entries.count > maxEntries { dropFirst() }
     }
 
-    /// The frames of every event after `offset`, in order; `nil` when `offset` is not kept
-    /// (unknown, or dropped from the log), which means the session cannot be recovered.
-    func frames(after offset: String) -> [EngineFrame]? {
+    /// The frames of every event after `offset`, in order (every event's without an offset: a
+    /// client that kept none); `nil` when the log no longer reaches back that far (`offset`
+    /// unknown or dropped, or without an offset any entry dropped), which means the session
+    /// cannot be recovered.
+    func frames(after offset: String?) -> [EngineFrame]? {
+        guard let offset else { return dropped ? nil : entries.flatMap(\.frames) }
         guard let index = entries.lastIndex(where: { $0.offset == offset }) else { return nil }
         return entries[(index + 1)...].flatMap(\.frames)
     }

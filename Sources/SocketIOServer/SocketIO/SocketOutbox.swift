@@ -106,10 +106,11 @@ final class SocketOutbox: Sendable {
         }
     }
 
-    /// Reattaches a recovered socket to `session`: sends every logged packet after `offset`,
-    /// then `reply` (the CONNECT reply), all before anything emitted afterwards. Returns `false`
-    /// (changing nothing) when `offset` is not in the log.
-    func restore(on session: EngineSession, after offset: String, reply: [EngineFrame], maxBytes: Int) -> Restore {
+    /// Reattaches a recovered socket to `session`: sends every logged packet after `offset`
+    /// (every one without it), then `reply` (the CONNECT reply), all before anything emitted
+    /// afterwards. Returns ``Restore/offsetNotKept`` (changing nothing) when the log no longer
+    /// reaches back to `offset`.
+    func restore(on session: EngineSession, after offset: String?, reply: [EngineFrame], maxBytes: Int) -> Restore {
         let (restore, followUp) = state.withLockedValue { state -> (Restore, SendFollowUp?) in
             guard case .away = state.phase, let missed = state.log?.frames(after: offset) else { return (.offsetNotKept, nil) }
             let bytes = missed.reduce(0) { $0 + $1.size }

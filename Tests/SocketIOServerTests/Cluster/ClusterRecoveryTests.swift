@@ -102,10 +102,7 @@ struct ClusterRecoveryTests {
         try await Self.withTwoServers { a, b, shared, sockets in
             let newsA = a.server.namespace("/news")
             let newsB = b.server.namespace("/news")
-            let first = try await EngineWebSocket.open(port: a.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
+            let (first, sid, pid) = try await RecoveryTests.joinNews(port: a.port)
             newsB.to("room1").emit("tick", 1)
             let tick1 = try RecoveryTests.event(try await first.next("tick 1 from server b"))
             #expect(tick1.items == ["tick", 1])
@@ -151,6 +148,40 @@ struct ClusterRecoveryTests {
         }
     }
 
+    @Test("a client that kept no offset (its server stopped before sending it an event) recovers on the other server with its pid alone: every event to its rooms after it joined them, none from before")
+    func recoversWithoutAnOffset() async throws {
+        try await Self.withTwoServers { a, b, shared, _ in
+            let newsA = a.server.namespace("/news")
+            let newsB = b.server.namespace("/news")
+            // Before the client joins room1 (delivered at once on its server): not its event.
+            newsA.to("room1").emit("tick", 90)
+            let (first, sid, pid) = try await RecoveryTests.joinNews(port: a.port)
+            // In room1 now (the connection handler's join, which may come later, changes nothing).
+            try #require(newsA.socket(id: sid)).join("room1")
+            await newsA.durable?.keeper.flush()
+            #expect(shared.rows[pid]?.session.roomsOffset != nil, "where its rooms last changed is in the store")
+
+            // Its transport drops before it was sent anything; events go to its rooms meanwhile.
+            first.socket.drop()
+            try await RecoveryTests.waitForDrop(a, id: sid)
+            newsB.to("room1").emit("tick", 1)
+            newsA.to(sid).emit("direct", 2)
+            newsB.to("elsewhere").emit("tick", 99)
+
+            let second = try await EngineWebSocket.open(port: b.port)
+            try second.send(#"40/news,{"pid":"\#(pid)"}"#)
+            let (events, recoveredReply) = try await Self.readThroughReply(second, events: 2)
+            #expect(recoveredReply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            let items = Set(events.map { JSONValue.array($0.items).jsonString })
+            #expect(items == Set([#"["tick",1]"#, #"["direct",2]"#]), "\(events.map(\.items))")
+            let socket = try #require(newsB.socket(id: sid))
+            #expect(socket.recovered && socket.rooms == [sid, "room1"])
+            newsA.to("room1").emit("tick", 3)
+            #expect(try RecoveryTests.event(try await second.next("tick 3")).items == ["tick", 3], "nothing replayed twice")
+            second.socket.drop()
+        }
+    }
+
     @Test("emits after the adapter closed (a server stopping) still reach the clients, with offsets of their own, and return")
     func emitsAfterTheAdapterClosed() async throws {
         try await Self.withTwoServers { a, _, _, sockets in
@@ -173,10 +204,7 @@ struct ClusterRecoveryTests {
     @Test("an unknown pid, or an offset that is not a cluster offset, gets a fresh session")
     func freshSessions() async throws {
         try await Self.withTwoServers { a, b, _, _ in
-            let first = try await EngineWebSocket.open(port: a.port)
-            let reply = try await first.connect("/news")
-            let pid = try #require(reply["pid"]?.stringValue)
-            let sid = try #require(reply["sid"]?.stringValue)
+            let (first, sid, pid) = try await RecoveryTests.joinNews(port: a.port)
             first.socket.drop()
             try await RecoveryTests.waitForDrop(a, id: sid)
             for auth in [#"{"pid":"nope","offset":"1f2e3d4c:1"}"#, #"{"pid":"\#(pid)","offset":"k3"}"#] {

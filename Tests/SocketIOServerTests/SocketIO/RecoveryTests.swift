@@ -18,8 +18,16 @@ struct RecoveryTests {
         return (items, offset)
     }
 
-    static func waitForDrop(_ demo: DemoServer, id: String) async throws {
-        try await demo.events.wait("the socket drops") {
+    /// A raw client joined to `/news` on `port`, with its sid and pid.
+    static func joinNews(port: Int) async throws -> (client: EngineWebSocket, sid: String, pid: String) {
+        let client = try await EngineWebSocket.open(port: port)
+        let reply = try await client.connect("/news")
+        return (client, try #require(reply["sid"]?.stringValue), try #require(reply["pid"]?.stringValue))
+    }
+
+    /// Waits for socket `id` of `/news` to drop (after event `mark` of the server's log).
+    static func waitForDrop(_ demo: DemoServer, id: String, after mark: Int = 0) async throws {
+        try await demo.events.wait("the socket drops", after: mark) {
             if case .socketDisconnected("/news", id, .transportClose) = $0 { return true }
             return false
         }
@@ -96,10 +104,7 @@ struct RecoveryTests {
             // Dropped again, and back after the window: a fresh session, nothing replayed.
             let mark = demo.events.count
             second.socket.drop()
-            try await demo.events.wait("the second drop", after: mark) {
-                if case .socketDisconnected("/news", sid, .transportClose) = $0 { return true }
-                return false
-            }
+            try await Self.waitForDrop(demo, id: sid, after: mark)
             news.emit("tick", 5)
             clock.advance(by: .seconds(121))
             let third = try await EngineWebSocket.open(port: demo.port)
@@ -141,10 +146,7 @@ struct RecoveryTests {
             server.namespace("/news").onConnection { _ in }
         }) { demo in
             let news = demo.server.namespace("/news")
-            let first = try await EngineWebSocket.open(port: demo.port)
-            let reply = try await first.connect("/news")
-            let sid = try #require(reply["sid"]?.stringValue)
-            let pid = try #require(reply["pid"]?.stringValue)
+            let (first, sid, pid) = try await Self.joinNews(port: demo.port)
             news.emit("tick", 1)
             let tick1 = try Self.event(try await first.next())
 
@@ -171,6 +173,43 @@ struct RecoveryTests {
             let tick3 = try Self.event(try await second.next())
             #expect(tick3.items == ["tick", 3])
             second.socket.drop()
+        }
+    }
+
+    @Test("a client that kept no offset (it had been sent no event) recovers with its pid alone and gets every event sent to it; not once the log dropped one")
+    func recoveryWithoutAnOffset() async throws {
+        try await DemoServer.with({ $0.recovery = .enabled(maxDisconnectionDuration: .seconds(120), maxStoredPackets: 3) }, setup: { server in
+            server.namespace("/news").onConnection { socket in
+                if !socket.recovered { socket.join("room1") }
+            }
+        }) { demo in
+            let news = demo.server.namespace("/news")
+            let (first, sid, pid) = try await Self.joinNews(port: demo.port)
+            first.socket.drop()
+            try await Self.waitForDrop(demo, id: sid)
+            news.to("room1").emit("tick", 1)
+            news.to("elsewhere").emit("tick", 99)
+            news.emit("tick", 2)
+
+            // socket.io's clients send the pid alone then (`40/news,{"pid":…}`).
+            let second = try await EngineWebSocket.open(port: demo.port)
+            try second.send(#"40/news,{"pid":"\#(pid)"}"#)
+            #expect(try Self.event(try await second.next("the first missed event")).items == ["tick", 1])
+            #expect(try Self.event(try await second.next("the second missed event")).items == ["tick", 2])
+            #expect(try await second.next("the CONNECT reply") == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+            let socket = try #require(news.socket(id: sid))
+            #expect(socket.recovered && socket.rooms == [sid, "room1"])
+
+            // Away again, without an offset again (as a client that lost the first ones would
+            // be), while more events go out than the log keeps: a fresh session.
+            let mark = demo.events.count
+            second.socket.drop()
+            try await Self.waitForDrop(demo, id: sid, after: mark)
+            for number in 3 ... 6 { news.emit("tick", .number(Double(number))) }
+            let third = try await EngineWebSocket.open(port: demo.port)
+            let fresh = try await third.connect("/news", auth: #"{"pid":"\#(pid)"}"#)
+            #expect(fresh["sid"]?.stringValue != sid && fresh["pid"]?.stringValue != pid, "\(fresh)")
+            third.socket.drop()
         }
     }
 

@@ -8,17 +8,19 @@ extension ClientConnection {
     /// this server waits until it has delivered what the offset names, joins the socket to
     /// its rooms (holding what is delivered from then on), and replays from the journal every
     /// event addressed to the session between the offset and that point, before the CONNECT
-    /// reply and what was held. Every call to the store is bounded
-    /// (``ClusterOptions/requestTimeout``).
+    /// reply and what was held. A client without an offset kept no event: it is replayed
+    /// from where its rooms last changed (``ClusterSession/roomsOffset``). Every call to the
+    /// store is bounded (``ClusterOptions/requestTimeout``).
     func restoreFromCluster(
         _ namespace: Namespace,
         pid: String,
-        offset: String,
+        offset: String?,
         auth: JSONObject?,
         recovery: ConnectionStateRecovery
     ) async -> ClusterRestoreOutcome {
-        guard let cluster = namespace.cluster, let position = ClusterFrontier(offset: offset) else { return .connectAfresh }
-        let outcome = await takeAndRestore(namespace, position: position, pid: pid, offset: offset, auth: auth, recovery: recovery)
+        let position = offset.map(ClusterFrontier.init(offset:))
+        guard let cluster = namespace.cluster, position != .some(nil) else { return .connectAfresh }
+        let outcome = await takeAndRestore(namespace, position: position ?? nil, pid: pid, offset: offset, auth: auth, recovery: recovery)
         guard outcome == .connectAfresh, cluster.isLeaving else { return outcome }
         // It failed because this server is leaving the cluster (its store closing under the
         // restore): the session stays in the store, where another server can take it, and
@@ -28,7 +30,7 @@ extension ClientConnection {
     }
 
     private func takeAndRestore(
-        _ namespace: Namespace, position: ClusterFrontier, pid: String, offset: String, auth: JSONObject?, recovery: ConnectionStateRecovery
+        _ namespace: Namespace, position: ClusterFrontier?, pid: String, offset: String?, auth: JSONObject?, recovery: ConnectionStateRecovery
     ) async -> ClusterRestoreOutcome {
         guard let durable = namespace.durable, let cluster = namespace.cluster else { return .connectAfresh }
         var logger = session.logger
@@ -59,10 +61,10 @@ extension ClientConnection {
     /// Gives the session `taken` (in the store, by this server) back to the client.
     private func restoreTaken(
         _ taken: TakenClusterSession,
-        position: ClusterFrontier,
+        position given: ClusterFrontier?,
         _ namespace: Namespace,
         pid: String,
-        offset: String,
+        offset: String?,
         auth: JSONObject?,
         recovery: ConnectionStateRecovery,
         logger: Logger
@@ -79,6 +81,10 @@ extension ClientConnection {
         if taken.owner != cluster.uid {
             // Its old server, if alive, lets go of a connection it still thinks open.
             cluster.publish(.disconnectSockets(options: ClusterBroadcastOptions(rooms: [taken.session.id]), close: false))
+        }
+        guard let position = given ?? taken.session.roomsOffset.flatMap(ClusterFrontier.init(offset:)) else {
+            logger.debug("cannot recover without an offset: the session does not say where its rooms last changed")
+            return false
         }
 
         guard await durable.catchUp(to: position, namespace: namespace.name, own: cluster.uid, logger: logger) else { return false }
@@ -99,7 +105,7 @@ extension ClientConnection {
         )
         // Joined in delivery order: everything delivered after `reached` is held behind the replay.
         let reached = durable.order.inOrder { cursor -> ClusterFrontier in
-            namespace.add(socket, rooms: taken.session.rooms)
+            namespace.add(socket, rooms: taken.session.rooms, roomsOffset: taken.session.roomsOffset)
             return cursor.frontier
         }
         let replayed: [(offset: String, frames: [EngineFrame])]
@@ -125,7 +131,7 @@ extension ClientConnection {
         logger.debug("recovered a session from the cluster", metadata: [
             "socketio.id": "\(socket.id)", "socketio.replayed": "\(replayed.count)", "socketio.cluster.from": "\(taken.owner)",
         ])
-        socket.outbox.open(replaying: replayed, reply: EngineFrame.frames(of: Self.connectReply(namespace.name, id: socket.id, pid: pid)))
+        socket.outbox.open(replaying: replayed, reply: EngineFrame.frames(of: SocketPacket.connectReply(namespace.name, id: socket.id, pid: pid)))
         await joined(socket)
         return true
     }

@@ -56,6 +56,10 @@ struct ClusterFrontier: Sendable, Hashable {
         seen.sorted { $0.key < $1.key }.map { "\($0.key):\(String($0.value, radix: 36))" }.joined(separator: ".")
     }
 
+    /// This frontier as an offset that reads back (``init(offset:)``) even when it is empty:
+    /// where a session's rooms last changed (``ClusterSession/roomsOffset``).
+    var position: String { offset + "!" }
+
     /// Whether every origin in `targets` is at least that far.
     func reaches(_ targets: [String: UInt64]) -> Bool {
         targets.allSatisfy { (seen[$0.key] ?? 0) >= $0.value }

@@ -63,25 +63,32 @@ public struct ClusterSession: Sendable, Hashable {
     public var rooms: [String]
     /// ``ServerSocket/data``.
     public var data: JSONObject
+    /// Where delivery stood when its rooms last changed, as an offset (`nil` when not known: a
+    /// row written without it). A client that kept no offset — it had been sent no event it
+    /// kept, so it missed every one — is replayed from here: everything addressed to these
+    /// rooms after it.
+    public var roomsOffset: String?
 
     /// A session as written.
-    public init(pid: String, id: String, namespace: String, rooms: [String], data: JSONObject) {
+    public init(pid: String, id: String, namespace: String, rooms: [String], data: JSONObject, roomsOffset: String? = nil) {
         self.pid = pid
         self.id = id
         self.namespace = namespace
         self.rooms = rooms
         self.data = data
+        self.roomsOffset = roomsOffset
     }
 
-    /// Rooms and data as one JSON object, as the store writes them.
+    /// Rooms, data and ``roomsOffset`` as one JSON object, as the store writes them.
     public var stateJSON: String {
         var object = JSONObject()
         object["rooms"] = .array(rooms.map(JSONValue.string))
         object["data"] = .object(data)
+        if let roomsOffset { object["roomsOffset"] = .string(roomsOffset) }
         return JSONValue.object(object).jsonString
     }
 
-    /// Reads rooms and data back from ``stateJSON``.
+    /// Reads rooms, data and ``roomsOffset`` back from ``stateJSON``.
     public init(pid: String, id: String, namespace: String, stateJSON: String) throws(ClusterMessageError) {
         guard let value = try? JSONValue(parsing: stateJSON), case .object(let object) = value else {
             throw .unreadable("session state is not a JSON object")
@@ -89,7 +96,10 @@ public struct ClusterSession: Sendable, Hashable {
         guard case .array(let rooms)? = object["rooms"] else { throw .missing("rooms") }
         var data = JSONObject()
         if case .object(let stored)? = object["data"] { data = stored }
-        self.init(pid: pid, id: id, namespace: namespace, rooms: rooms.compactMap(\.stringValue), data: data)
+        self.init(
+            pid: pid, id: id, namespace: namespace, rooms: rooms.compactMap(\.stringValue), data: data,
+            roomsOffset: object["roomsOffset"]?.stringValue
+        )
     }
 }
 

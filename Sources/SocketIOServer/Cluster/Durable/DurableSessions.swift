@@ -91,11 +91,11 @@ final class DurableSessions: Sendable {
         try await clock.withDeadline(limit ?? storeLimit, onDeadline: { ClusterStoreTimeout(operation: operation) }, body)
     }
 
-    /// `session` is connected here as it is now.
-    func connected(_ socket: ServerSocket, rooms: Set<String>) {
+    /// `socket` is connected here, in `rooms` since `roomsOffset`.
+    func connected(_ socket: ServerSocket, rooms: Set<String>, roomsOffset: String?) {
         guard let pid = socket.pid else { return }
         keeper.record(.connected(ClusterSession(
-            pid: pid, id: socket.id, namespace: socket.namespace.name, rooms: rooms.sorted(), data: socket.data
+            pid: pid, id: socket.id, namespace: socket.namespace.name, rooms: rooms.sorted(), data: socket.data, roomsOffset: roomsOffset
         )))
     }
 
