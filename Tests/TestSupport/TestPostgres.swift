@@ -45,25 +45,39 @@ public enum TestPostgres {
     }
 
     /// Runs a program to its end (60 s at most); its standard output, or ``Failure`` with its
-    /// standard error when it exits non-zero.
+    /// standard error when it exits non-zero. Its output goes to files, read once it exited: a
+    /// blocking read of a pipe would hold one of the cooperative pool's threads (two on a
+    /// two-core machine) for as long as the program runs — `initdb` takes seconds — and with
+    /// both held every other test's task waits, until its own timeouts fire.
     public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputURL = directory.appendingPathComponent("stdout")
+        let errorsURL = directory.appendingPathComponent("stderr")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorsURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorsURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.currentDirectoryURL = packageRoot
         process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { exit.yield($0.terminationStatus) }
         try process.run()
-        // Read before waiting: a full pipe would block the program.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard let status = try await exited.first(1, within: 60, "\(program) \(arguments)").first, status == 0 else {
+        let status = try await exited.first(1, within: 60, "\(program) \(arguments)").first
+        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let problems = (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? ""
             throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(problems)")
         }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)

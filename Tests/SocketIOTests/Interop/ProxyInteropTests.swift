@@ -32,7 +32,7 @@ struct ProxyInteropTests {
 
     @Test("https: a CONNECT tunnel, TLS to the server inside it")
     func httpsThroughATunnel() async throws {
-        let certificate = try TestCertificate()
+        let certificate = try await TestCertificate()
         defer { certificate.remove() }
         guard let proxy = try await PythonPeer.start(.proxy) else { return }
         defer { Task.detached { await proxy.stopped() } }

@@ -9,7 +9,7 @@ import Testing
 struct TLSInteropTests {
     @Test(arguments: [InteropTarget.Mode.upgrade, .websocket])
     func connectsWithACustomTrustRootAndRefusesWithout(_ mode: InteropTarget.Mode) async throws {
-        let certificate = try TestCertificate()
+        let certificate = try await TestCertificate()
         defer { certificate.remove() }
         let cert = certificate.certificatePath
         guard let server = try await PythonPeer.start(.v5, arguments: certificate.serverArguments) else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardTestSupport
 import Testing
 
 /// A self-signed certificate for `localhost` and 127.0.0.1, made by `openssl` in a fresh
@@ -8,7 +9,9 @@ struct TestCertificate {
     let certificatePath: String
     let keyPath: String
 
-    init() throws {
+    /// Makes one (openssl's key generation takes a moment: waited for without holding a thread
+    /// of the cooperative pool, which the rest of the suite needs meanwhile).
+    init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
@@ -22,9 +25,11 @@ struct TestCertificate {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { exit.yield($0.terminationStatus) }
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "openssl made the certificate")
+        let status = try await exited.first(1, within: 60, "openssl makes the certificate").first
+        #expect(status == 0, "openssl made the certificate")
     }
 
     /// The python peer's arguments to serve `https` with this certificate.
