@@ -92,8 +92,28 @@ struct LoadBalancerTests {
         servers: [BackgroundChild]
     ) async throws {
         let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
+        var reported = false
         for (index, stream) in streams.enumerated() {
             let got = NIOLockedValueBox<[[JSONValue]]>([])
+            // What this client got, what it went through, and each server's last lines (joins,
+            // drains, recoveries, warnings), for the first client that misses or reorders.
+            let report = { (problem: String) in
+                let numbers = got.withLockedValue { $0 }.compactMap { $0.last?.intValue }
+                let missing = Set(0 ..< total).subtracting(numbers).sorted()
+                var seen = Set<Int>()
+                let twice = numbers.filter { !seen.insert($0).inserted }
+                let reordered = zip(numbers, numbers.dropFirst()).filter { $0.1 < $0.0 }.map { "\($0.1) after \($0.0)" }
+                let logs = servers.enumerated().flatMap { server, process in
+                    process.stderr.split(separator: "\n").suffix(40).map { "server \(server): \($0)" }
+                }
+                Issue.record("""
+                    client \(index) \(problem): has \(numbers.count) of \(total) (recovered: \(sockets[index].recovered), id \(sockets[index].id ?? "none")); \
+                    missing \(missing.count): \(missing.prefix(20)); twice: \(twice.prefix(20)); out of order: \(reordered.prefix(10))
+                    \(managers[index].diagnostics.joined(separator: "\n"))
+                    history: \(histories[index].lines.joined(separator: "; "))
+                    \(logs.joined(separator: "\n"))
+                    """)
+            }
             do {
                 try await withTimeout(90, "client \(index) gets the stream") {
                     for await event in stream {
@@ -102,25 +122,15 @@ struct LoadBalancerTests {
                     }
                 }
             } catch {
-                let items = got.withLockedValue { $0 }
-                let numbers = items.compactMap { $0.last?.intValue }
-                let missing = Set(0 ..< total).subtracting(numbers).sorted()
-                var seen = Set<Int>()
-                let twice = numbers.filter { !seen.insert($0).inserted }
-                // Each server's last lines (warnings, errors, joins, drains) and what this client went through.
-                let logs = servers.enumerated().flatMap { server, process in
-                    process.stderr.split(separator: "\n").suffix(15).map { "server \(server): \($0)" }
-                }
-                Issue.record("""
-                    client \(index) has \(items.count) of \(total) (recovered: \(sockets[index].recovered), id \(sockets[index].id ?? "none")); \
-                    missing \(missing.count): \(missing.prefix(20)); twice: \(twice.prefix(20))
-                    \(managers[index].diagnostics.joined(separator: "\n"))
-                    history: \(histories[index].lines.joined(separator: "; "))
-                    \(logs.joined(separator: "\n"))
-                    """)
+                report("timed out")
                 throw error
             }
-            #expect(got.withLockedValue { $0 } == expected, "client \(index): every message once, in order")
+            let inOrder = got.withLockedValue { $0 } == expected
+            if !inOrder, !reported {
+                reported = true
+                report("not every message once in order")
+            }
+            #expect(inOrder, "client \(index): every message once, in order")
         }
     }
 
@@ -299,19 +309,18 @@ struct LoadBalancerTests {
 }
 
 /// What one client went through during a test (its manager's events and its socket's status
-/// changes, with the seconds since it started watching), for the report when a client misses
+/// changes, at wall-clock times), for the report when a client misses
 /// messages.
 final class ClientHistory: Sendable {
     private let recorded = NIOLockedValueBox<[String]>([])
     private let watchers: [Task<Void, Never>]
 
     init(manager: Manager, socket: SocketIO.Socket) {
-        let start = ContinuousClock.now
         let recorded = recorded
+        // Wall-clock times, to read beside the servers' logs.
         let note: @Sendable (String) -> Void = { line in
-            let seconds = (ContinuousClock.now - start).components
-            let at = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18
-            recorded.withLockedValue { $0.append(String(format: "%.2f s %@", at, line)) }
+            let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
+            recorded.withLockedValue { $0.append("\(time) \(line)") }
         }
         let events = manager.events
         let statuses = socket.statusChanges
