@@ -2,6 +2,7 @@ import SwitchboardCore
 import NIOCore
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import SocketIOProtocol
 import WebSocketClient
 
@@ -42,8 +43,8 @@ extension ManagerConnection {
     /// Records the local address session `session` leaves from (when it opens).
     func recordRoute(of session: Int) {
         let address = endpoint.address
-        Task.detached { [weak self] in
-            let source = RouteProbe.sourceAddress(toward: address.host, port: address.port)
+        Task { [weak self] in
+            let source = await Self.probeRoute(toward: address)
             self?.transition { $0.record(source: source, of: session) }
         }
     }
@@ -53,8 +54,8 @@ extension ManagerConnection {
     /// reconnect at once, recovering the session on the server.
     private func checkRoute(of session: Int) {
         let address = endpoint.address
-        Task.detached { [weak self] in
-            let now = RouteProbe.sourceAddress(toward: address.host, port: address.port)
+        Task { [weak self] in
+            let now = await Self.probeRoute(toward: address)
             guard let self else { return }
             let moved = self.transition { $0.routeMoved(of: session, now: now) }
             guard let (engine, was) = moved else { return }
@@ -63,6 +64,16 @@ extension ManagerConnection {
             ])
             engine.fail(.transportError(Self.pathChangedDetail))
         }
+    }
+
+    /// ``RouteProbe/sourceAddress(toward:port:)`` on NIO's thread pool for blocking calls: its
+    /// name resolution can block for as long as a DNS timeout, and on the cooperative pool (as
+    /// many threads as cores) that would stall every task of the app meanwhile.
+    static func probeRoute(toward address: ServerAddress) async -> String? {
+        let source = try? await NIOThreadPool.singleton.runIfActive {
+            RouteProbe.sourceAddress(toward: address.host, port: address.port)
+        }
+        return source ?? nil
     }
 
     /// The reason a session closed because its route moved.
