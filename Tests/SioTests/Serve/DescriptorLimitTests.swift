@@ -66,8 +66,12 @@ import Darwin
             #expect(emit.status == 0, "stderr: \(emit.stderr)")
             #expect(emit.stdout == "[\"after\"]\n")
             _ = try await server.line(containing: "accepting connections again", within: 30)
+            // Once per run of refusals, not once per connection refused (about 100 here). A
+            // refused connection is closed as it comes, and its descriptor freed: on a loaded
+            // machine a connection accepted between two refusals (the run ends, "accepting
+            // connections again") can start a second run during the flood.
             let refusals = server.stderr.split(separator: "\n").count { $0.contains("refusing new connections") }
-            #expect(refusals == 1, "said once per run of refusals: \(refusals)")
+            #expect((1...3).contains(refusals), "said once per run of refusals: \(refusals)")
             server.signal(SIGTERM)
             let status = try await withTimeout(10, "sio serve exits") { await server.exit() }
             #expect(status == 0, "stderr: \(server.stderr.suffix(2000))")
