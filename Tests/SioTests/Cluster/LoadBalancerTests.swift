@@ -89,9 +89,15 @@ struct LoadBalancerTests {
         sockets: [SocketIO.Socket],
         managers: [Manager],
         histories: [ClientHistory],
-        servers: [BackgroundChild]
+        servers: [BackgroundChild],
+        publishers: [Range<Int>]? = nil
     ) async throws {
-        let expected = (0 ..< total).map { [JSONValue.string("stream"), .number(Double($0))] }
+        // One server publishes each range, and a server's messages reach every client in the
+        // order it published them. Messages of different servers reach a client in the order
+        // its own server heard them: one that is behind on another server's stream (PostgreSQL
+        // notifications not read yet, beside two busy loops) can deliver its own newer message
+        // first, as any cluster without a global sequencer would.
+        let ranges = publishers ?? [0 ..< total]
         var reported = false
         for (index, stream) in streams.enumerated() {
             let got = NIOLockedValueBox<[[JSONValue]]>([])
@@ -125,12 +131,17 @@ struct LoadBalancerTests {
                 report("timed out")
                 throw error
             }
-            let inOrder = got.withLockedValue { $0 } == expected
-            if !inOrder, !reported {
-                reported = true
-                report("not every message once in order")
+            let numbers = got.withLockedValue { $0 }.compactMap { $0.count == 2 && $0.first == "stream" ? $0.last?.intValue : nil }
+            let onceEach = numbers.count == total && Set(numbers) == Set(0 ..< total)
+            let inOrder = ranges.allSatisfy { range in
+                let published = numbers.filter(range.contains)
+                return published == Array(range)
             }
-            #expect(inOrder, "client \(index): every message once, in order")
+            if !(onceEach && inOrder), !reported {
+                reported = true
+                report("not every message once, each server's in order")
+            }
+            #expect(onceEach && inOrder, "client \(index): every message once, each publishing server's in order")
         }
     }
 
@@ -239,7 +250,7 @@ struct LoadBalancerTests {
         }
     }
 
-    @Test("a rolling restart (each server in turn: SIGTERM, exit, start again on its port): every client keeps its session, every room message once and in order")
+    @Test("a rolling restart (each server in turn: SIGTERM, exit, start again on its port): every client keeps its session, every room message once, each publishing server's in order")
     func rollingRestart() async throws {
         try await Self.withBalancedCluster("rollingRestart") { cluster, url, sio, database in
             let (managers, sockets) = try await Self.clients(30, through: url, reconnecting: true) { $0 < 15 }
@@ -283,7 +294,8 @@ struct LoadBalancerTests {
                 try await again.lines(containing: "cluster server joined", count: 2, within: 30)
             }
             try await Self.expectEveryMessage(
-                number, streams: streams, sockets: sockets, managers: managers, histories: histories, servers: cluster.processes + restarted
+                number, streams: streams, sockets: sockets, managers: managers, histories: histories, servers: cluster.processes + restarted,
+                publishers: (0 ..< 3).map { $0 * perPhase ..< ($0 + 1) * perPhase }
             )
             #expect(sockets.map(\.id) == ids, "same socket ids after three restarts")
             for manager in managers { await manager.close() }
