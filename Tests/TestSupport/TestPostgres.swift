@@ -44,43 +44,18 @@ public enum TestPostgres {
         return try await run(packageRoot.appendingPathComponent("scripts/postgres").path, [command], environment: environment)
     }
 
-    /// Runs a program to its end (60 s at most); its standard output, or ``Failure`` with its
-    /// standard error when it exits non-zero. Its output goes to files, read once it exited: a
-    /// blocking read of a pipe would hold one of the cooperative pool's threads (two on a
-    /// two-core machine) for as long as the program runs — `initdb` takes seconds — and with
-    /// both held every other test's task waits, until its own timeouts fire.
+    /// Runs a program to its end (60 s at most, then it is killed); its standard output, or
+    /// ``Failure`` with its standard error when it exits non-zero. ``ChildProcess`` runs it:
+    /// its output goes to files and its exit is awaited off the cooperative pool, whose threads
+    /// (two on a two-core machine) a blocking read would hold for as long as `initdb` runs.
     public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-run-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("stdout")
-        let errorsURL = directory.appendingPathComponent("stderr")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorsURL)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let errors = try FileHandle(forWritingTo: errorsURL)
-        defer {
-            try? output.close()
-            try? errors.close()
+        let result = try await withTimeout(60, "\(program) \(arguments)") {
+            try await ChildProcess.run(program, arguments, environment: environment)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.currentDirectoryURL = packageRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { exit.yield($0.terminationStatus) }
-        try process.run()
-        let status = try await exited.first(1, within: 60, "\(program) \(arguments)").first
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            let problems = (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? ""
-            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(problems)")
+        guard result.status == 0 else {
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
 import Glibc

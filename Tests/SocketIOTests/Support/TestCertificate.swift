@@ -16,20 +16,15 @@ struct TestCertificate {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
         keyPath = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-keyout", keyPath, "-out", certificatePath, "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { exit.yield($0.terminationStatus) }
-        try process.run()
-        let status = try await exited.first(1, within: 60, "openssl makes the certificate").first
-        #expect(status == 0, "openssl made the certificate")
+        let (keyPath, certificatePath) = (keyPath, certificatePath)
+        let made = try await withTimeout(60, "openssl makes the certificate") {
+            try await ChildProcess.run("/usr/bin/env", [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-keyout", keyPath, "-out", certificatePath, "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            ])
+        }
+        #expect(made.status == 0, "openssl made the certificate: \(made.stderr)")
     }
 
     /// The python peer's arguments to serve `https` with this certificate.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -9,11 +9,11 @@ import Darwin
 #endif
 
 /// A finished child process: its exit status and what it wrote.
-struct ChildResult: Sendable {
+public struct ChildResult: Sendable {
     /// The exit status; 128 + the signal number when a signal ended it.
-    let status: Int32
-    let stdout: String
-    let stderr: String
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
 }
 
 /// Runs programs for the tests with posix_spawn and waitpid.
@@ -22,10 +22,10 @@ struct ChildResult: Sendable {
 /// inherited closes, and `tmux new-session` leaves a server behind that inherits it, so the
 /// client's exit would never be seen. Standard input, output and error are files, not pipes, for
 /// the same reason (a daemon holding a pipe open would keep its reader waiting).
-enum ChildProcess {
+public enum ChildProcess {
     /// Runs `executable` with `arguments`, `input` as standard input, and returns once it exited.
     /// Cancelling the waiting task kills the child, so a `withTimeout` around this cannot hang.
-    static func run(
+    public static func run(
         _ executable: String,
         _ arguments: [String],
         input: String = "",
@@ -53,7 +53,7 @@ enum ChildProcess {
 
     /// The environment for `sio` children: this one, with HOME in a fresh temporary directory so
     /// that nothing reads or writes the real `~/.sio_history`.
-    static func isolatedEnvironment() throws -> (environment: [String: String], home: URL) {
+    public static func isolatedEnvironment() throws -> (environment: [String: String], home: URL) {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sio-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
@@ -61,7 +61,7 @@ enum ChildProcess {
         return (environment, home)
     }
 
-    static func spawn(
+    public static func spawn(
         _ executable: String, _ argv: [String], environment: [String], stdin: String, stdout: String, stderr: String
     ) throws -> pid_t {
         #if canImport(Darwin)
@@ -119,7 +119,7 @@ enum ChildProcess {
     }
 
     /// waitpid on a thread of its own (it blocks); the exit status, or 128 + the signal.
-    static func waitForExit(_ pid: pid_t) async -> Int32 {
+    public static func waitForExit(_ pid: pid_t) async -> Int32 {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var status: Int32 = 0
@@ -131,7 +131,7 @@ enum ChildProcess {
     }
 }
 
-struct ChildProcessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
