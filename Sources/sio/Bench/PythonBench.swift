@@ -11,7 +11,19 @@ enum PythonBench {
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
-    static func run(python: String, url: URL, events: Int, acks: Int, transport: EngineTransportKind) throws -> BenchResult {
+    /// Runs python-socketio's bench client and waits for it on a thread of its own: never on a
+    /// task, whose thread may be an event loop that the embedded server's connections share.
+    static func run(python: String, url: URL, events: Int, acks: Int, transport: EngineTransportKind) async throws -> BenchResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    try runWaiting(python: python, url: url, events: events, acks: acks, transport: transport)
+                })
+            }
+        }
+    }
+
+    private static func runWaiting(python: String, url: URL, events: Int, acks: Int, transport: EngineTransportKind) throws -> BenchResult {
         let script = FileManager.default.currentDirectoryPath + "/Tests/Peers/bench_client.py"
         guard FileManager.default.fileExists(atPath: script) else {
             throw BenchError(description: "no \(script): run sio bench from the repository root for the python comparison")

@@ -85,7 +85,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
     var inlineHandlers = false
 
-    @Flag(name: .long, help: "Run the workload on the manager's event loop (withTaskExecutorPreference(manager.taskExecutor)).")
+    @Flag(name: .long, help: "Run the workload on the manager's event loop (withTaskExecutorPreference(manager.taskExecutor)); what sio's tasks do anyway unless SIO_TASKS_ON_EVENT_LOOPS=0.")
     var onEventLoop = false
 
     func run() async throws {
@@ -151,7 +151,7 @@ struct BenchCommand: AsyncParsableCommand {
                 columns.append(("switchboard", try await runner.run()))
                 if !noPython, let python = PythonBench.interpreter(python) {
                     let kind: EngineTransportKind = transport == .polling ? .polling : .websocket
-                    columns.append(("python-socketio", try PythonBench.run(
+                    columns.append(("python-socketio", try await PythonBench.run(
                         python: python, url: serverURL, events: events, acks: acks, transport: kind)))
                 }
             } catch {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import SocketIOServer
 import SwitchboardDemo
 
@@ -66,8 +65,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // First of all: NIO takes the count only before its threads exist.
-        if let eventLoops { NIOSingletons.groupLoopCountSuggestion = eventLoops }
         try await reportingErrors {
             var logger = Logger(label: "sio.serve") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .info
