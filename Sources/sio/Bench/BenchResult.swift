@@ -13,6 +13,9 @@ struct BenchResult: Sendable {
     /// acks), and what that process is.
     var usage: ProcessUsage?
     var usageScope: String = ""
+    /// Where the workload's tasks ran (``ProcessThreads/taskThreads``); empty for another
+    /// process's figures.
+    var taskThreads: String = ""
 
     /// Echo events and ack round trips: the operations the usage is divided by.
     var operations: Int { echoes.count + acks.count }
@@ -28,6 +31,7 @@ struct BenchResult: Sendable {
             "usage": usage.map { usage in
                 [
                     "scope": .string(usageScope),
+                    "task_threads": taskThreads.isEmpty ? .null : .string(taskThreads),
                     "cpu_user_s": .number(Latencies.rounded(usage.userSeconds)),
                     "cpu_system_s": .number(Latencies.rounded(usage.systemSeconds)),
                     "cpu_us_per_operation": .number(Latencies.rounded(usage.cpuSeconds * 1e6 / Double(max(operations, 1)))),
@@ -57,6 +61,7 @@ struct BenchResult: Sendable {
             ("context switches (vol + invol)", usage.map { "\($0.voluntarySwitches) + \($0.involuntarySwitches)" } ?? "–"),
             ("switches per operation", usage.map { String(format: "%.3f", Double($0.contextSwitches) / Double(max(operations, 1))) } ?? "–"),
             ("measured", usage == nil ? "–" : usageScope),
+            ("tasks ran on", taskThreads.isEmpty ? "–" : taskThreads),
         ]
     }
 

@@ -68,7 +68,8 @@ struct BenchRunner: Sendable {
         let usage = ProcessUsage.now().since(usageBefore)
         return BenchResult(target: url.absoluteString, clients: clients,
                            echoes: Throughput(count: total, seconds: seconds), acks: Latencies(milliseconds: latencies),
-                           residentMB: residentMB, usage: usage, usageScope: usageScope)
+                           residentMB: residentMB, usage: usage, usageScope: usageScope,
+                           taskThreads: ProcessThreads.taskThreads)
     }
 
     /// Connects every client, 50 at a time.

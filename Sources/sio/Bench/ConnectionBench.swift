@@ -104,6 +104,7 @@ struct ConnectionBench: Sendable {
         try? await connection.release()
         return BenchResult(target: target.absoluteString, clients: 1,
                            echoes: Throughput(count: events, seconds: seconds), acks: Latencies(milliseconds: latencies),
-                           residentMB: residentMB, usage: usage, usageScope: usageScope)
+                           residentMB: residentMB, usage: usage, usageScope: usageScope,
+                           taskThreads: ProcessThreads.taskThreads)
     }
 }

@@ -26,4 +26,10 @@ enum ProcessThreads {
         guard ProcessInfo.processInfo.environment[variable] != "0" else { return }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
+
+    /// Where the calling task runs: `"NIO's event loops"` or `"Swift's pool"`, for the
+    /// benchmarks' reports.
+    static var taskThreads: String {
+        MultiThreadedEventLoopGroup.currentEventLoop == nil ? "Swift's pool" : "NIO's event loops"
+    }
 }

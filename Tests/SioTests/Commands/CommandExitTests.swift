@@ -1,4 +1,5 @@
 import Foundation
+import SocketIOProtocol
 import SwitchboardTestSupport
 import Testing
 
@@ -80,6 +81,22 @@ import Testing
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.hasPrefix("{"))
+    }
+
+    /// `sio` runs its tasks on NIO's event loops (NIO's loops installed as Swift's global
+    /// executor before the command runs), and on Swift's pool with `SIO_TASKS_ON_EVENT_LOOPS=0`:
+    /// the bench reports where its workload ran.
+    @Test(arguments: [(nil, "NIO's event loops"), ("0", "Swift's pool")] as [(String?, String)])
+    func benchTasksRunOnTheEventLoopsUnlessTurnedOff(setting: String?, expected: String) async throws {
+        guard let sio = SioBinary.orSkip("benchTasksRunOnTheEventLoopsUnlessTurnedOff") else { return }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIO_TASKS_ON_EVENT_LOOPS"] = setting
+        let result = try await withTimeout(120, "sio bench exiting") { [environment] in
+            try await ChildProcess.run(sio, ["bench", "--no-python", "--events", "200", "--acks", "20", "--json"], environment: environment)
+        }
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try JSONValue(parsing: result.stdout)
+        #expect(report["switchboard"]?["usage"]?["task_threads"]?.stringValue == expected, "\(result.stdout)")
     }
 
     /// The README's first command: `sio demo` plays every scene against its embedded server and
