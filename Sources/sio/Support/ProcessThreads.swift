@@ -4,8 +4,8 @@ import NIOCore
 import NIOPosix
 
 /// The process's threads, set up once the command line is parsed and before any task runs:
-/// NIO's event-loop count for `sio serve --event-loops`, then NIO's event loops as Swift's
-/// global executor.
+/// NIO's event-loop count for `sio serve --event-loops`; for every other command (the clients,
+/// the bench, the demo), NIO's event loops as Swift's global executor.
 ///
 /// With the event loops as the global executor, a task that awaits an ack is resumed on the
 /// event loop that read the ack (NIO keeps a job on the loop that enqueues it), and its next
@@ -19,9 +19,12 @@ enum ProcessThreads {
     static let variable = "SIO_TASKS_ON_EVENT_LOOPS"
 
     static func prepare(for command: any ParsableCommand) {
-        // First: NIO takes the count only before its threads exist.
-        if let serve = command as? ServeCommand, let eventLoops = serve.eventLoops {
-            NIOSingletons.groupLoopCountSuggestion = eventLoops
+        if let serve = command as? ServeCommand {
+            // NIO takes the count only before its threads exist.
+            if let eventLoops = serve.eventLoops { NIOSingletons.groupLoopCountSuggestion = eventLoops }
+            // Not for the server alone: its handlers run on the loops already, and its other
+            // tasks (the cluster's, long-polling's) use the second core better on Swift's pool.
+            return
         }
         guard ProcessInfo.processInfo.environment[variable] != "0" else { return }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
