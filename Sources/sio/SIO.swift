@@ -8,9 +8,10 @@ struct SIO: AsyncParsableCommand {
         discussion: """
         Try a Socket.IO server by hand: emit an event, listen to what it sends, or connect for an interactive session.
 
-        Swift's tasks run on NIO's event loops in every command but serve (the fewest thread \
-        hops: an awaited ack resumes on the thread that read it); SIO_TASKS_ON_EVENT_LOOPS=0 in \
-        the environment keeps them on Swift's own pool.
+        The commands that only connect to a server elsewhere (emit, listen, connect, bench URL) run \
+        Swift's tasks on NIO's event loops (the fewest thread hops: an awaited ack resumes on the \
+        thread that read it); SIO_TASKS_ON_EVENT_LOOPS=0 in the environment keeps them on Swift's \
+        own pool, where the commands that run a server keep them always.
         """,
         subcommands: [DemoCommand.self, ServeCommand.self, EmitCommand.self, ListenCommand.self, ConnectCommand.self, BenchCommand.self, SoakCommand.self]
     )

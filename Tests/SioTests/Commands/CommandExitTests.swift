@@ -83,16 +83,20 @@ import Testing
         #expect(result.stdout.hasPrefix("{"))
     }
 
-    /// `sio` runs its tasks on NIO's event loops (NIO's loops installed as Swift's global
-    /// executor before the command runs), and on Swift's pool with `SIO_TASKS_ON_EVENT_LOOPS=0`:
-    /// the bench reports where its workload ran.
-    @Test(arguments: [(nil, "NIO's event loops"), ("0", "Swift's pool")] as [(String?, String)])
-    func benchTasksRunOnTheEventLoopsUnlessTurnedOff(setting: String?, expected: String) async throws {
-        guard let sio = SioBinary.orSkip("benchTasksRunOnTheEventLoopsUnlessTurnedOff") else { return }
+    /// `sio bench URL`, a client only, runs its tasks on NIO's event loops (installed as Swift's
+    /// global executor before the command runs), and on Swift's pool with
+    /// `SIO_TASKS_ON_EVENT_LOOPS=0`; `sio bench` with its embedded server keeps Swift's pool. The
+    /// bench reports where its workload ran.
+    @Test(arguments: [(nil, true, "NIO's event loops"), ("0", true, "Swift's pool"), (nil, false, "Swift's pool")] as [(String?, Bool, String)])
+    func benchTasksRunOnTheEventLoopsWhenOnlyAClient(setting: String?, outsideServer: Bool, expected: String) async throws {
+        guard let sio = SioBinary.orSkip("benchTasksRunOnTheEventLoopsWhenOnlyAClient") else { return }
         var environment = ProcessInfo.processInfo.environment
         environment["SIO_TASKS_ON_EVENT_LOOPS"] = setting
-        let result = try await withTimeout(120, "sio bench exiting") { [environment] in
-            try await ChildProcess.run(sio, ["bench", "--no-python", "--events", "200", "--acks", "20", "--json"], environment: environment)
+        let workload = ["--no-python", "--events", "200", "--acks", "20", "--json"]
+        let result = try await EmbeddedDemoServer.with { _, url in
+            try await withTimeout(120, "sio bench exiting") { [environment] in
+                try await ChildProcess.run(sio, ["bench"] + (outsideServer ? [url.absoluteString] : []) + workload, environment: environment)
+            }
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let report = try JSONValue(parsing: result.stdout)
