@@ -6,10 +6,9 @@ public struct ReconnectOccupiedRule: ConnectionRule {
 
     /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
-        guard snapshot.isOccupied else { return nil }
         switch snapshot.state {
-        case .disconnected, .created: return .connect
-        case .connected, .reconnecting, .released: return nil
+        case .disconnected, .created: snapshot.isOccupied ? .connect : nil
+        case .connected, .reconnecting, .released: nil
         }
     }
 }
@@ -22,10 +21,9 @@ public struct DisconnectUnoccupiedRule: ConnectionRule {
 
     /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
-        guard !snapshot.isOccupied else { return nil }
         switch snapshot.state {
-        case .connected, .created: return .disconnect
-        case .disconnected, .reconnecting, .released: return nil
+        case .connected, .created: snapshot.isOccupied ? nil : .disconnect
+        case .disconnected, .reconnecting, .released: nil
         }
     }
 }
@@ -38,8 +36,10 @@ public struct ReleaseUnoccupiedRule: ConnectionRule {
 
     /// The rule's action for `snapshot`, or `nil` when it does not apply.
     public func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
-        guard !snapshot.isOccupied, snapshot.state == .disconnected else { return nil }
-        return .release
+        switch snapshot.state {
+        case .disconnected: snapshot.isOccupied ? nil : .release
+        case .created, .connected, .reconnecting, .released: nil
+        }
     }
 }
 

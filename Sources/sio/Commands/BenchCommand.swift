@@ -43,12 +43,6 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The namespace to use, / by default; or give it as the URL's path.")
     var namespace: String?
 
-    @Option(name: .long, help: "The python with python-socketio 5.x for the comparison (default: .venv/bin/python).")
-    var python: String?
-
-    @Flag(name: .long, help: "Skip the python-socketio comparison.")
-    var noPython = false
-
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -58,35 +52,23 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Cluster broadcast benchmark: `local` (servers joined in memory) or a postgres:// URL; 1 server with the in-process adapter, then 2 and 3 servers.")
     var cluster: String?
 
-    @Option(name: .long, help: "With --cluster or --across: broadcasts for the throughput figure.")
-    var broadcasts: Int = 10_000
-
-    @Option(name: .long, help: "With --cluster or --across: probes timed one at a time for the latency figures.")
-    var probes: Int = 500
-
-    @Flag(name: .long, help: "With --cluster: connection state recovery on every server (over PostgreSQL: sessions and a journal kept in the database).")
-    var recovery = false
-
-    @Option(name: .long, help: "Connection churn: this many rounds of --clients clients that connect, make one ack, hold --hold seconds and close; per round, CPU and memory of this process (and of --server-pid).")
-    var churn: Int?
-
     @Option(name: .long, help: "Recovery across a cluster: --clients clients through URL (a load balancer in front of sio serve --cluster processes) join a room, then this pid (one of the servers) is killed; reports how long its clients take to be back, recovered, on the others.")
     var recoveryKill: Int32?
 
     @Option(name: .long, help: "A cluster from outside: a client on URL emits the demo's room-message to a room a client on this second server joined (sio serve --cluster processes); --broadcasts pipelined, then --probes one at a time.")
     var across: String?
 
-    @Option(name: .long, help: "With --churn: seconds each client stays connected.")
-    var hold: Double = 0
+    @OptionGroup(title: "Cluster")
+    var clusterOptions: ClusterBenchOptions
 
-    @Option(name: .long, help: "With --churn: the server's pid (sio serve in another process), to report its CPU and memory per round.")
-    var serverPid: Int32?
+    @OptionGroup(title: "Churn")
+    var churnOptions: ChurnBenchOptions
 
-    @Flag(name: .long, help: "Run the client's handlers inline on the network event loop (HandlerExecutor.inline) instead of on a serial queue.")
-    var inlineHandlers = false
+    @OptionGroup(title: "The client's threads")
+    var threads: ClientThreadOptions
 
-    @Flag(name: .long, help: "Run the workload on the manager's event loop (withTaskExecutorPreference(manager.taskExecutor)); what sio's tasks do anyway unless SIO_TASKS_ON_EVENT_LOOPS=0.")
-    var onEventLoop = false
+    @OptionGroup(title: "python-socketio")
+    var comparison: PythonComparisonOptions
 
     func run() async throws {
         try await reportingErrors {
@@ -131,7 +113,7 @@ struct BenchCommand: AsyncParsableCommand {
                 try await runConnections(serverURL, embedded: embedded)
                 return
             }
-            if let churn {
+            if let churn = churnOptions.churn {
                 try await runChurn(churn, serverURL: serverURL, embedded: embedded)
                 return
             }
@@ -144,12 +126,12 @@ struct BenchCommand: AsyncParsableCommand {
             var runner = BenchRunner(url: serverURL, namespace: joined, auth: .none,
                                      transports: transport.transports, clients: clients, events: events, acks: acks)
             runner.usageScope = usageScope
-            runner.inlineHandlers = inlineHandlers
-            runner.onEventLoop = onEventLoop
+            runner.inlineHandlers = threads.inlineHandlers
+            runner.onEventLoop = threads.onEventLoop
             var columns: [(String, BenchResult)] = []
             do {
                 columns.append(("switchboard", try await runner.run()))
-                if !noPython, let python = PythonBench.interpreter(python) {
+                if !comparison.noPython, let python = PythonBench.interpreter(comparison.python) {
                     let kind: EngineTransportKind = transport == .polling ? .polling : .websocket
                     columns.append(("python-socketio", try await PythonBench.run(
                         python: python, url: serverURL, events: events, acks: acks, transport: kind)))
@@ -165,11 +147,11 @@ struct BenchCommand: AsyncParsableCommand {
 
     /// `--cluster`: the in-process adapter, then 2 and 3 servers on the cluster transport.
     private func runCluster(_ target: String) async throws {
-        guard broadcasts > 0, probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
-        let bench = ClusterBench(broadcasts: broadcasts, probes: probes, recovery: recovery)
+        guard clusterOptions.broadcasts > 0, clusterOptions.probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
+        let bench = ClusterBench(broadcasts: clusterOptions.broadcasts, probes: clusterOptions.probes, recovery: clusterOptions.recovery)
         var results: [ClusterBench.Result] = []
         do {
-            let suffix = recovery ? ", recovery" : ""
+            let suffix = clusterOptions.recovery ? ", recovery" : ""
             results.append(try await bench.run(label: "in-process adapter\(suffix)", servers: 1, transport: nil))
             for servers in [2, 3] {
                 let transport = try ClusterTransportChoice.make(target)
@@ -189,8 +171,8 @@ struct BenchCommand: AsyncParsableCommand {
     private func runAcross(_ other: String) async throws {
         guard let url, let parsed = URL(string: url), parsed.host != nil,
               let otherURL = URL(string: other), otherURL.host != nil else { throw CLIError("--across needs two server URLs: sio bench URL --across URL2") }
-        guard broadcasts > 0, probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
-        let bench = AcrossBench(url: parsed, other: otherURL, broadcasts: broadcasts, probes: probes, inlineHandlers: inlineHandlers)
+        guard clusterOptions.broadcasts > 0, clusterOptions.probes > 0 else { throw CLIError("--broadcasts and --probes must be positive") }
+        let bench = AcrossBench(url: parsed, other: otherURL, broadcasts: clusterOptions.broadcasts, probes: clusterOptions.probes, inlineHandlers: threads.inlineHandlers)
         let result: AcrossBench.Result
         do {
             result = try await bench.run()
@@ -217,7 +199,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     /// `--churn`: rounds of clients coming and going, a row per round.
     private func runChurn(_ rounds: Int, serverURL: URL, embedded: RunningServer?) async throws {
-        guard rounds > 0, hold >= 0 else {
+        guard rounds > 0, churnOptions.hold >= 0 else {
             await embedded?.stop()
             throw CLIError("--churn must be positive and --hold not negative")
         }
@@ -230,7 +212,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let bench = ChurnBench(
             url: serverURL, namespace: joined, clients: clients, rounds: rounds,
-            hold: .milliseconds(Int(hold * 1000)), serverPID: serverPid
+            hold: .milliseconds(Int(churnOptions.hold * 1000)), serverPID: churnOptions.serverPid
         )
         let results: [ChurnBench.Round]
         do {

@@ -27,38 +27,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Also serve raw Engine.IO at this path, echoing every message (e.g. /engine.io/, for engine.io clients and the official engine.io-protocol suite).")
     var engineEcho: String?
 
-    @Option(name: .long, help: "The most sessions open at once; the next handshake gets 403 (default: no limit).")
-    var maxSessions: Int?
-
-    @Option(name: .long, help: "The most sessions open at once from one IP address (default: no limit).")
-    var maxSessionsPerAddress: Int?
-
-    @Flag(name: .long, help: "Also serve Engine.IO v3 / Socket.IO v4 clients (socket.io 2.x, python-socketio 4.x), like socket.io's allowEIO3.")
-    var allowEio3 = false
-
     @Flag(name: .long, inversion: .prefixedNo, help: "Run each connection's handlers on its event loop, WebSocket and long-polling (the default: fewest context switches; handlers must not compute for long); --no-handlers-on-event-loop runs them on the concurrency pool.")
     var handlersOnEventLoop = true
-
-    @Option(name: .long, help: "Join a cluster of servers through PostgreSQL (postgres://user@host:port/db), wire-compatible with socket.io's @socket.io/postgres-adapter.")
-    var cluster: String?
-
-    @Option(name: .long, help: "With --cluster: milliseconds between heartbeats (default 5000).")
-    var clusterHeartbeatInterval: Int?
-
-    @Option(name: .long, help: "With --cluster: milliseconds without a message before a server is forgotten (default 10000).")
-    var clusterHeartbeatTimeout: Int?
-
-    @Option(name: .long, help: "Heartbeat interval in milliseconds (default 25000).")
-    var pingInterval: Int?
-
-    @Option(name: .long, help: "Heartbeat timeout in milliseconds (default 20000).")
-    var pingTimeout: Int?
 
     @Option(name: .long, help: "Event-loop threads (default: one per core). 1 makes the server single-threaded like a Node process: the fastest for several servers on one machine, as in a cluster with a process per core.")
     var eventLoops: Int?
 
     @Option(name: .long, help: "Serve the server's metrics in Prometheus's text format at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464).")
     var metrics: String?
+
+    @OptionGroup(title: "Engine.IO")
+    var engine: EngineIOServeOptions
+
+    @OptionGroup(title: "Cluster")
+    var cluster: ClusterServeOptions
 
     func validate() throws {
         if let eventLoops, eventLoops < 1 { throw ValidationError("--event-loops must be at least 1") }
@@ -76,17 +58,10 @@ struct ServeCommand: AsyncParsableCommand {
                 metricsEndpoint = endpoint
             }
             var configuration = DemoApplication.configuration
-            if let pingInterval { configuration.pingInterval = .milliseconds(max(pingInterval, 1)) }
-            if let pingTimeout { configuration.pingTimeout = .milliseconds(max(pingTimeout, 1)) }
-            configuration.allowEIO3 = allowEio3
+            engine.apply(to: &configuration)
             configuration.handlersOnEventLoop = handlersOnEventLoop
-            configuration.maxSessions = maxSessions.map { max($0, 1) }
-            configuration.maxSessionsPerAddress = maxSessionsPerAddress.map { max($0, 1) }
             var clusterTransport: (any ClusterTransport)?
-            if let cluster {
-                var options = ClusterOptions()
-                if let clusterHeartbeatInterval { options.heartbeatInterval = .milliseconds(max(clusterHeartbeatInterval, 1)) }
-                if let clusterHeartbeatTimeout { options.heartbeatTimeout = .milliseconds(max(clusterHeartbeatTimeout, 1)) }
+            if let cluster = cluster.cluster {
                 let transport: any ClusterTransport
                 do {
                     transport = try await ClusterTransportChoice.make(cluster, allowLocal: false, logger: logger).make()
@@ -95,7 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
                 } catch {
                     throw CLIError("cannot join the cluster at \(cluster): \(error)")
                 }
-                configuration.adapter = .cluster(transport, options)
+                configuration.adapter = .cluster(transport, self.cluster.options)
                 clusterTransport = transport
             }
             let server = SocketIOServer(configuration: configuration, logger: logger)
@@ -116,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
             defer { ticker.cancel() }
             do {
                 let running = try await server.start(host: host, port: port)
-                if let cluster, clusterTransport != nil {
+                if let cluster = cluster.cluster, clusterTransport != nil {
                     FileHandle.standardError.write(Data("sio serve: joined the cluster at \(Self.redacted(cluster)) (channels socket.io#<namespace>)\n".utf8))
                 }
                 FileHandle.standardError.write(Data("sio serve: listening on \(running.url.absoluteString)\n".utf8))
