@@ -72,6 +72,7 @@ public struct PlainWebSocketMessages: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let mailbox: MessageMailbox
 
+        /// The next message, or `nil` once the connection closed.
         public mutating func next() async throws -> PlainWebSocketMessage? {
             switch await mailbox.next() {
             case nil: return nil

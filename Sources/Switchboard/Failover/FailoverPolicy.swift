@@ -141,6 +141,9 @@ public struct DefaultFailoverPolicy: FailoverPolicy {
     /// The good period the next return needs.
     public var currentGoodPeriod: Duration { goodPeriodNow ?? goodPeriod }
 
+    /// On WebSocket: leaves for Socket.IO after ``failuresToLeave`` failures within
+    /// ``failureWindow``, or ``slowSamples`` slow round trips in a row. On Socket.IO: a failure or a
+    /// slow round trip starts the good period over.
     public mutating func observe(_ signal: FailoverSignal, current: FailoverTransport, now: Duration) -> FailoverDecision {
         switch current {
         case .webSocket: return observeOnWebSocket(signal, now: now)
@@ -186,6 +189,8 @@ public struct DefaultFailoverPolicy: FailoverPolicy {
         return .switchTo(.socketIO, reason: reason)
     }
 
+    /// On Socket.IO: returns to WebSocket once the good period has passed without a failure. On
+    /// WebSocket: forgets a doubled good period once ``flapWindow`` has passed since the return.
     public mutating func tick(current: FailoverTransport, now: Duration) -> FailoverDecision {
         switch current {
         case .webSocket:
