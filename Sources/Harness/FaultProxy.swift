@@ -90,7 +90,7 @@ package final class FaultProxy: Sendable {
 
     /// Every byte, on open and new connections, is forwarded `delay` later (order kept).
     package func delay(_ delay: Duration) {
-        let amount = TimeAmount.nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let amount = TimeAmount(delay)
         let links = state.withLockedValue { state in
             state.delay = amount
             return Array(state.links.values)

@@ -56,8 +56,8 @@ extension SocketIOServer {
                 EngineChildChannel(
                     responder: responder,
                     core: core,
-                    idleTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout))),
-                    headTimeout: .milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout))),
+                    idleTimeout: .milliseconds(configuration.connectionIdleTimeout.wholeMilliseconds),
+                    headTimeout: .milliseconds(configuration.requestHeadTimeout.wholeMilliseconds),
                     onEventLoop: configuration.handlersOnEventLoop
                 )
             },

@@ -3,6 +3,7 @@ public import ServiceLifecycle
 import Hummingbird
 import Logging
 import NIOCore
+import SwitchboardCore
 
 extension SocketIOServer {
     /// The HTTP server of a Hummingbird 2 application that also serves this Socket.IO server, on
@@ -23,8 +24,8 @@ extension SocketIOServer {
         let core = self.core
         let configuration = self.configuration
         let engine = Self.engineResponder(core)
-        let idleTimeout = Duration.milliseconds(Int64(ServerEnvironment.milliseconds(configuration.connectionIdleTimeout)))
-        let headTimeout = TimeAmount.milliseconds(Int64(ServerEnvironment.milliseconds(configuration.requestHeadTimeout)))
+        let idleTimeout = Duration.milliseconds(configuration.connectionIdleTimeout.wholeMilliseconds)
+        let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.wholeMilliseconds)
         return HTTPServerBuilder { application in
             EngineChildChannel(
                 responder: { request, writer, channel in

@@ -150,12 +150,3 @@ extension AsyncStream where Element: Sendable {
         return stream
     }
 }
-
-extension Duration {
-    /// The whole nanoseconds, saturating (for timers that record nanoseconds).
-    package var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole + attoseconds / 1_000_000_000
-    }
-}

@@ -28,8 +28,7 @@ package struct Timeline: Sendable {
     /// A scheduler running deadlines as `eventLoop`'s timers.
     package static func eventLoopScheduler(_ eventLoop: any EventLoop) -> Scheduler {
         { delay, action in
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            let scheduled = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { action() }
+            let scheduled = eventLoop.scheduleTask(in: TimeAmount(delay)) { action() }
             return { scheduled.cancel() }
         }
     }

@@ -26,8 +26,8 @@ struct Backoff: Sendable, Equatable {
 
     /// The next delay, for a random draw `random` in `0..<1`.
     mutating func nextDelay(random: Double) -> Duration {
-        let minimumMS = Double(Self.milliseconds(minimum))
-        let maximumMS = Double(Self.milliseconds(maximum))
+        let minimumMS = Double(minimum.wholeMilliseconds)
+        let maximumMS = Double(maximum.wholeMilliseconds)
         // 2^attempt grows past any cap quickly; stop growing it once it cannot matter.
         let exponent = Double(min(attempts, 62))
         attempts += 1
@@ -53,10 +53,5 @@ struct Backoff: Sendable, Equatable {
             remaining -= 1
         }
         return value
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -82,7 +82,7 @@ final class Engine: Sendable {
         let kind = configuration.transports.first ?? .websocket
         guard let (generation, id) = transition({ $0.startOpening(on: kind) }) else { return }
         // Arm the open timeout before the transport exists, so its events cannot overtake it.
-        armTimer(milliseconds: Self.milliseconds(configuration.connectTimeout), generation: generation)
+        armTimer(milliseconds: Int(configuration.connectTimeout.wholeMilliseconds), generation: generation)
         let made: any EngineTransport
         do {
             made = try makeTransport(kind, sid: nil, id: id)
@@ -292,11 +292,6 @@ final class Engine: Sendable {
         // timer would never fire).
         let cancelled = transition { $0.keep((generation, cancel, isDue)) }
         cancelled?()
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     /// Whether `duration` from now has passed on `clock`, asked later.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import SwitchboardCore
 
 /// The SQL of the attachment table, as `@socket.io/postgres-adapter` names and uses it: the
 /// table name goes into the statements as written (unquoted, so `MyTable` is `mytable`, as in
@@ -57,11 +58,7 @@ struct AttachmentTable: Sendable, Hashable {
 
     /// The rows written in the last `interval`, oldest first.
     func rows(since interval: Duration) -> PostgresQuery {
-        "SELECT payload FROM \(unescaped: name) WHERE created_at >= now() - interval '\(unescaped: String(Self.milliseconds(interval))) milliseconds' ORDER BY id"
-    }
-
-    static func milliseconds(_ interval: Duration) -> Int64 {
-        interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+        "SELECT payload FROM \(unescaped: name) WHERE created_at >= now() - interval '\(unescaped: String(interval.wholeMilliseconds)) milliseconds' ORDER BY id"
     }
 
     /// The id bound as text, as node-postgres sends it; PostgreSQL casts it to `bigint`.
@@ -80,7 +77,7 @@ struct AttachmentTable: Sendable, Hashable {
 
     /// Deletes at most `limit` rows older than `interval`; returns how many it deleted.
     func deleteOlder(than interval: Duration, limit: Int) -> PostgresQuery {
-        let milliseconds = Self.milliseconds(interval)
+        let milliseconds = interval.wholeMilliseconds
         return """
         WITH gone AS (
             DELETE FROM \(unescaped: name) WHERE ctid = ANY(ARRAY(

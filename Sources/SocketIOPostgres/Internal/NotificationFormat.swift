@@ -93,15 +93,3 @@ struct NotificationFormat: Sendable, Hashable {
     /// The types whose binary sends them through the table (socket.io's list).
     static let binaryTypes: Set<ClusterMessageType> = [.broadcast, .broadcastAck, .serverSideEmit, .serverSideEmitResponse]
 }
-
-extension JSONValue {
-    /// Whether a ``binary(_:)`` value is anywhere inside.
-    var containsBinary: Bool {
-        switch self {
-        case .binary: true
-        case .array(let items): items.contains { $0.containsBinary }
-        case .object(let object): object.contains { $0.value.containsBinary }
-        case .null, .bool, .number, .string: false
-        }
-    }
-}

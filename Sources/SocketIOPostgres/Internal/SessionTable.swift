@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import SocketIOServer
+import SwitchboardCore
 
 /// The SQL of the sessions table (one row per recoverable socket, ours only: socket.io's
 /// servers neither read nor write it) and of the journal columns the attachment table gets
@@ -107,7 +108,7 @@ struct SessionTable: Sendable, Hashable {
     /// Takes session `pid` for `owner` if it was seen (or disconnected) within `maxAge`;
     /// returns it as it was: `sid`, `state`, `owner`, `created_at` as text.
     func take(pid: String, namespace: String, owner: String, maxAge: Duration) -> PostgresQuery {
-        let milliseconds = AttachmentTable.milliseconds(maxAge)
+        let milliseconds = maxAge.wholeMilliseconds
         return """
         WITH old AS (
             SELECT pid, sid, state, owner, created_at::text AS created FROM \(unescaped: name)
@@ -123,7 +124,7 @@ struct SessionTable: Sendable, Hashable {
 
     /// Sessions gone longer than `retention`.
     func deleteExpired(retention: Duration) -> PostgresQuery {
-        let milliseconds = AttachmentTable.milliseconds(retention)
+        let milliseconds = retention.wholeMilliseconds
         return "DELETE FROM \(unescaped: name) WHERE coalesce(disconnected_at, seen_at) < now() - \(milliseconds)::bigint * interval '1 millisecond'"
     }
 
@@ -135,7 +136,7 @@ struct SessionTable: Sendable, Hashable {
         JOIN unnest(\(origins)::text[], \(after)::int8[], \(through)::int8[]) AS r(origin, after, through)
           ON t.origin = r.origin AND t.seq > r.after AND t.seq <= r.through
         WHERE t.nsp = \(namespace) AND (r.after >= 0 OR t.created_at >= \(since)::timestamptz)
-          AND t.created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
+          AND t.created_at >= now() - \(window.wholeMilliseconds)::bigint * interval '1 millisecond'
         ORDER BY t.id
         """
     }
@@ -152,7 +153,7 @@ struct SessionTable: Sendable, Hashable {
             SELECT seq, created_at FROM \(unescaped: journal.name)
             WHERE nsp = \(namespace) AND origin = o.origin AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1
         ) AS t
-        WHERE t.created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
+        WHERE t.created_at >= now() - \(window.wholeMilliseconds)::bigint * interval '1 millisecond'
         """
     }
 
@@ -174,7 +175,7 @@ struct SessionTable: Sendable, Hashable {
             WHERE nsp = \(namespace) AND origin = o.origin AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1
         ) AS t
         WHERE o.origin IS NOT NULL
-          AND t.created_at >= now() - \(AttachmentTable.milliseconds(window))::bigint * interval '1 millisecond'
+          AND t.created_at >= now() - \(window.wholeMilliseconds)::bigint * interval '1 millisecond'
         """
     }
 

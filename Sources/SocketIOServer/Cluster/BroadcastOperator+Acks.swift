@@ -29,7 +29,7 @@ extension BroadcastOperator {
             var otherServers = 0
             if !isLocal, let cluster = namespace.cluster {
                 var options = namespace.clusterOptions(rooms: rooms, except: exceptRooms, excluding: excluding, volatile: isVolatile)
-                options.flags["timeout"] = .number(Double(ServerEnvironment.milliseconds(timeout)))
+                options.flags["timeout"] = .number(Double(timeout.wholeMilliseconds))
                 otherServers = cluster.broadcastWithAck(
                     ClusterPacket(event: event, items: items, namespace: namespace.name),
                     options: options, timeout: timeout,

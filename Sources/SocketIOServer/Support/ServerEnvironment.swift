@@ -37,15 +37,10 @@ struct ServerEnvironment: Sendable {
         return EngineHandshake(
             sid: sid,
             upgrades: upgrades,
-            pingInterval: Self.milliseconds(configuration.pingInterval),
-            pingTimeout: Self.milliseconds(configuration.pingTimeout),
+            pingInterval: Int(configuration.pingInterval.wholeMilliseconds),
+            pingTimeout: Int(configuration.pingTimeout.wholeMilliseconds),
             maxPayload: configuration.maxPayload
         )
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 

@@ -112,7 +112,7 @@ struct AcrossBench: Sendable {
         guard await heard.arrival(of: broadcasts - 1) != nil else {
             throw BenchError(description: "the listener's connection closed during the broadcasts")
         }
-        let seconds = BenchRunner.seconds(ContinuousClock.now - started)
+        let seconds = (ContinuousClock.now - started).inSeconds
         let order = heard.state.withLockedValue { state in
             defer { state.seen = []; state.arrivals = [:] }
             return state.seen
@@ -129,7 +129,7 @@ struct AcrossBench: Sendable {
             guard let arrived = await heard.arrival(of: number) else {
                 throw BenchError(description: "the listener's connection closed during the probes")
             }
-            latencies.append(BenchRunner.seconds(arrived - sent) * 1000)
+            latencies.append((arrived - sent).inSeconds * 1000)
             progress.advance()
         }
         progress.finish()

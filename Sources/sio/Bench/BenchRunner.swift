@@ -58,7 +58,7 @@ struct BenchRunner: Sendable {
             }
             try await group.waitForAll()
         }
-        let seconds = Self.seconds(ContinuousClock.now - start)
+        let seconds = (ContinuousClock.now - start).inSeconds
         progress.finish()
 
         // Latency: sequential acks, spread over the clients.
@@ -120,16 +120,11 @@ struct BenchRunner: Sendable {
         for index in 0..<count {
             let sent = ContinuousClock.now
             try await trip(index)
-            latencies.append(seconds(ContinuousClock.now - sent) * 1000)
+            latencies.append((ContinuousClock.now - sent).inSeconds * 1000)
             progress.advance()
         }
         progress.finish()
         return latencies.sorted()
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

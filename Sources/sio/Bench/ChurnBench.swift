@@ -37,7 +37,7 @@ struct ChurnBench: Sendable {
             let server = serverPID.flatMap(ServerUsage.read)
             let start = ContinuousClock.now
             let connected = await round()
-            let seconds = BenchRunner.seconds(ContinuousClock.now - start)
+            let seconds = (ContinuousClock.now - start).inSeconds
             let serverAfter = serverPID.flatMap(ServerUsage.read)
             let result = Round(
                 index: index, connected: connected, seconds: seconds,

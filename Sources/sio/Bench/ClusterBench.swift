@@ -97,7 +97,7 @@ struct ClusterBench: Sendable {
         try await withDeadline(.seconds(120), onDeadline: shortfall) {
             if let reason = await countdown.wait() { throw BenchError(description: reason) }
         }
-        let seconds = BenchRunner.seconds(ContinuousClock.now - started)
+        let seconds = (ContinuousClock.now - started).inSeconds
 
         // Latency: one probe at a time, to the last server's client.
         let probesSeen = sockets[count - 1].events(named: "probe")

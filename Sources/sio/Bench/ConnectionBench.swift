@@ -94,7 +94,7 @@ struct ConnectionBench: Sendable {
             try? await connection.release()
             throw BenchError(description: "\(kind.rawValue): \(echoed) of \(events) echoes within \(deadline)")
         }
-        let seconds = BenchRunner.seconds(ContinuousClock.now - start)
+        let seconds = (ContinuousClock.now - start).inSeconds
         progress.finish()
 
         let latencies = try await BenchRunner.roundTrips(acks, label: "\(kind.rawValue) ack") { _ in

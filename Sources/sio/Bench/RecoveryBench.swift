@@ -124,7 +124,7 @@ struct RecoveryBench: Sendable {
         var recovered = 0
         for (socket, watch) in zip(sockets, watches) {
             guard let back = watch.state.withLockedValue({ $0.back }) else { continue }
-            times.append(BenchRunner.seconds(back - killed) * 1000)
+            times.append((back - killed).inSeconds * 1000)
             if socket.recovered { recovered += 1 }
         }
         return Result(clients: clients, moved: times.count, recovered: recovered, times: Latencies(milliseconds: times.sorted()))

@@ -116,8 +116,7 @@ struct DemoScenes: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.2f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        String(format: "%.2f", duration.inSeconds * 1000)
     }
 }
 

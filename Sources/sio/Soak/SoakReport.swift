@@ -19,8 +19,7 @@ enum SoakReport {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
+        String(format: "%.1f", duration.inSeconds)
     }
 }
 

@@ -1,4 +1,5 @@
 @testable import SocketIO
+import SwitchboardCore
 import SwitchboardTestSupport
 import Testing
 
@@ -29,7 +30,7 @@ struct BackoffTests {
             let random = Double(step) / 1000
             let backoff = Box(Self.defaults)
             for (retry, range) in bounds.enumerated() {
-                let delay = Int(Backoff.milliseconds(backoff.value.nextDelay(random: random)))
+                let delay = Int(backoff.value.nextDelay(random: random).wholeMilliseconds)
                 #expect(range.contains(delay), "retry \(retry + 1), r = \(random): \(delay) ms")
             }
         }
@@ -47,7 +48,7 @@ struct BackoffTests {
 
     @Test func withoutJitterTheDelayDoublesUpToTheCap() {
         let backoff = Box(Backoff(minimum: .milliseconds(100), maximum: .milliseconds(1000), jitter: 0))
-        let delays = (0..<6).map { _ in Backoff.milliseconds(backoff.value.nextDelay(random: 0.7)) }
+        let delays = (0..<6).map { _ in backoff.value.nextDelay(random: 0.7).wholeMilliseconds }
         #expect(delays == [100, 200, 400, 800, 1000, 1000])
     }
 
