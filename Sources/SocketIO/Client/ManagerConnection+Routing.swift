@@ -22,10 +22,4 @@ extension ManagerConnection {
             engine?.fail(.parseError(error.description))
         }
     }
-
-    /// The namespace without a v4 query string (`/admin?token=1` → `/admin`).
-    static func namespaceName(_ namespace: String) -> String {
-        guard let query = namespace.firstIndex(of: "?") else { return namespace }
-        return String(namespace[..<query])
-    }
 }

@@ -97,7 +97,7 @@ struct ManagerState: Sendable {
             case .open, .close, .ping, .pong, .upgrade, .noop: decoded = nil
             }
             guard let packet = decoded else { return .success(nil) }
-            return .success((packet, sockets[ManagerConnection.namespaceName(packet.namespace)]))
+            return .success((packet, sockets[SocketNamespace.withoutQuery(packet.namespace)]))
         } catch {
             return .failure(error)
         }

@@ -158,8 +158,7 @@ struct SocketStateMachine: Sendable {
                 }
                 id = sid
             } else {
-                // Protocol v4 ids: the engine sid for `/`, `/nsp#sid` for other namespaces.
-                id = namespace == "/" ? engineSID : "\(namespace)#\(engineSID)"
+                id = SocketNamespace.protocolV4SocketID(namespace: namespace, engineSID: engineSID)
             }
             let pid = packet.data?["pid"]?.stringValue
             state = .connected(id: id, pid: pid)

@@ -8,6 +8,19 @@ public enum SocketNamespace {
         name.hasPrefix("/") ? name : "/" + name
     }
 
+    /// `namespace` without the query a protocol v4 CONNECT may carry its auth in
+    /// (`/admin?token=1` → `/admin`).
+    public static func withoutQuery(_ namespace: String) -> String {
+        guard let query = namespace.firstIndex(of: "?") else { return namespace }
+        return String(namespace[..<query])
+    }
+
+    /// A protocol v4 socket's id, which the client and the server each derive (v5 servers send
+    /// the socket's own): the Engine.IO session's id on `/`, `<namespace>#<sid>` on the others.
+    public static func protocolV4SocketID(namespace: String, engineSID: String) -> String {
+        namespace == "/" ? engineSID : "\(namespace)#\(engineSID)"
+    }
+
     /// The namespace `url`'s path names (`/admin` for `https://example.com/admin` and
     /// `https://example.com/admin/`), or `nil` when it has no path beyond `/`.
     public static func named(by url: URL) -> String? {

@@ -45,7 +45,7 @@ extension ClientConnection {
         // Protocol v4 has no recovery, and a socket's id is the engine's sid (`/nsp#sid`).
         let recovery = isProtocolV4 ? nil : environment.configuration.recovery
         let socket = ServerSocket(
-            id: isProtocolV4 ? (name == "/" ? session.sid : "\(name)#\(session.sid)") : Identifiers.make(),
+            id: isProtocolV4 ? SocketNamespace.protocolV4SocketID(namespace: name, engineSID: session.sid) : Identifiers.make(),
             pid: recovery == nil ? nil : Identifiers.make(),
             namespace: namespace,
             handshake: handshake,

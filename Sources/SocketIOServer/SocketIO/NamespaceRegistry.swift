@@ -62,8 +62,6 @@ final class NamespaceRegistry: Sendable {
 
     /// `chat` → `/chat`; `/chat?x=1` → `/chat` (a v4-protocol client's query).
     static func normalize(_ name: String) -> String {
-        var name = name
-        if let query = name.firstIndex(of: "?") { name = String(name[..<query]) }
-        return name.hasPrefix("/") ? name : "/" + name
+        SocketNamespace.normalized(SocketNamespace.withoutQuery(name))
     }
 }

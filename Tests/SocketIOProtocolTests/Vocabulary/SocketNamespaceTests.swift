@@ -30,4 +30,17 @@ import Testing
         #expect(conflict?.url == admin.absoluteString && conflict?.inURL == "/admin" && conflict?.given == "/chat")
         #expect(throws: SocketNamespace.Conflict.self) { try SocketNamespace.resolve(url: admin, namespace: "/") }
     }
+
+    @Test("a protocol v4 CONNECT's query is not part of the name")
+    func withoutQuery() {
+        #expect(SocketNamespace.withoutQuery("/admin?token=1&x=2") == "/admin")
+        #expect(SocketNamespace.withoutQuery("/admin") == "/admin")
+        #expect(SocketNamespace.withoutQuery("/?token=1") == "/")
+    }
+
+    @Test("protocol v4 socket ids: the engine's sid on /, nsp#sid elsewhere (socket.io 2.x)")
+    func protocolV4SocketID() {
+        #expect(SocketNamespace.protocolV4SocketID(namespace: "/", engineSID: "abc") == "abc")
+        #expect(SocketNamespace.protocolV4SocketID(namespace: "/chat", engineSID: "abc") == "/chat#abc")
+    }
 }
