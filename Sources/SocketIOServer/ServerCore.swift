@@ -57,7 +57,7 @@ final class ServerCore: Sendable {
 
     /// The mount serving `path` (with or without its trailing slash), if any.
     func mount(for path: some StringProtocol) -> String? {
-        mounts.first { path == $0 || path == $0.dropLast() }
+        EngineRoute.mount(for: path, among: mounts)
     }
 
     init(environment: ServerEnvironment, descriptors: DescriptorBudget = .shared) {

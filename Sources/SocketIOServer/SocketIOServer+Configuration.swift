@@ -134,11 +134,7 @@ extension SocketIOServer {
         }
 
         /// The Engine.IO path with exactly one leading and one trailing slash.
-        var normalizedPath: String {
-            var path = path.hasPrefix("/") ? path : "/" + path
-            if !path.hasSuffix("/") { path += "/" }
-            return path
-        }
+        var normalizedPath: String { EnginePath.normalized(path) }
     }
 
     /// An Engine.IO transport.

@@ -18,9 +18,7 @@ struct EngineEndpoint: Sendable, Hashable {
             throw .invalidURL(url.absoluteString)
         }
         self.address = address
-        var normalized = path.hasPrefix("/") ? path : "/" + path
-        if !normalized.hasSuffix("/") { normalized += "/" }
-        self.path = normalized
+        self.path = EnginePath.normalized(path)
         self.query = (components.queryItems ?? []) + query
     }
 

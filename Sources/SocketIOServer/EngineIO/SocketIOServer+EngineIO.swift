@@ -11,8 +11,7 @@ extension SocketIOServer {
     ///
     /// - Precondition: `path` is not Socket.IO's path.
     public func engineIO(at path: String, onConnection: @escaping @Sendable (EngineIOSocket) -> Void) {
-        var normalized = path.hasPrefix("/") ? path : "/" + path
-        if !normalized.hasSuffix("/") { normalized += "/" }
+        let normalized = EnginePath.normalized(path)
         precondition(normalized != core.environment.configuration.normalizedPath, "\(normalized) is Socket.IO's path")
         core.mountRaw(normalized, onConnection: onConnection)
     }

@@ -27,6 +27,13 @@ struct EngineQuery: Sendable {
     var transport: String? { parameters["transport"] }
     var sid: String? { parameters["sid"] }
 
+    /// The Engine.IO revision asked for: v4 for `EIO=4`; v3 for anything else when `allowEIO3`
+    /// (as socket.io's JS server takes it), else `nil` (refused).
+    func version(allowEIO3: Bool) -> EngineIOVersion? {
+        if eio == "4" { return .v4 }
+        return allowEIO3 ? .v3 : nil
+    }
+
     private static func decode(_ text: Substring) -> String {
         // Engine.IO's own parameters (`EIO=4`, `transport=polling`, a sid, `t=…`) need none.
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }

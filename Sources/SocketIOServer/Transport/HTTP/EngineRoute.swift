@@ -46,8 +46,8 @@ public import SocketIOProtocol
 
     /// The Engine.IO path among `mounts` (each ending in `/`) that `path` names, with or without
     /// its trailing slash.
-    static func mount(for path: String, among mounts: [String]) -> String? {
-        mounts.first { path == $0 || path == String($0.dropLast()) }
+    static func mount(for path: some StringProtocol, among mounts: [String]) -> String? {
+        mounts.first { path == $0 || path == $0.dropLast() }
     }
 
     /// Decides a request the way socket.io's JS server does, in its order of checks.
@@ -97,12 +97,7 @@ public import SocketIOProtocol
             self.init(.error(.unknownTransport), cors: cors, mount: mount)
             return
         }
-        let version: EngineIOVersion
-        if query.eio == "4" {
-            version = .v4
-        } else if configuration.allowEIO3 {
-            version = .v3  // the JS server takes anything but "4" for v3
-        } else {
+        guard let version = query.version(allowEIO3: configuration.allowEIO3) else {
             self.init(.error(.unsupportedProtocolVersion), cors: cors, mount: mount)
             return
         }

@@ -34,8 +34,7 @@ extension ServerCore {
         )
         if let mount = mount(for: path) {
             // The JS server accepts a wrong EIO and then drops the socket; a 400 says more.
-            let version: EngineIOVersion = query.eio == "4" ? .v4 : .v3
-            guard query.transport == "websocket", version == .v4 || configuration.allowEIO3,
+            guard let version = query.version(allowEIO3: configuration.allowEIO3), query.transport == "websocket",
                   configuration.transports.contains(.websocket) else {
                 return nil
             }
