@@ -196,7 +196,7 @@ final class NamespaceCluster: Sendable {
     private func publishLoop() async {
         while let batch = await nextBatch() {
             var pending = batch
-            var delay: Duration = .milliseconds(50)
+            var delay = RetryDelay(cap: .seconds(1))
             while !pending.isEmpty {
                 do {
                     try await transport.publish(pending.map(\.message))
@@ -210,11 +210,10 @@ final class NamespaceCluster: Sendable {
                     pending = retry
                     guard !pending.isEmpty else { break }
                     logger.debug("cluster publish failed, retrying", metadata: ["error": "\(error)", "messages": "\(pending.count)"])
-                    do { try await clock.sleep(delay) } catch {
+                    do { try await clock.sleep(delay.next()) } catch {
                         perform(transition { $0.unpublished(pending, reason: "the adapter closed") })
                         break
                     }
-                    delay = min(delay * 2, .seconds(1))
                 }
             }
         }

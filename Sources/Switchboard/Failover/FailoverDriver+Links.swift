@@ -12,7 +12,7 @@ extension FailoverDriver {
     /// attempts tells the connection above the channel is lost.
     func connectWithRetries(_ first: FailoverTransport, attempts: Int, reportsLoss: Bool) async throws {
         var target = first
-        var delay: Duration = .milliseconds(50)
+        var delay = RetryDelay(cap: .seconds(2))
         let attempts = max(attempts, 1)
         for attempt in 1...attempts {
             try Task.checkCancellation()
@@ -41,8 +41,7 @@ extension FailoverDriver {
                 guard !action.stop else { throw error }
                 target = action.next
                 if !channelGone {
-                    try await timeline.sleep(delay)
-                    delay = min(delay * 2, .seconds(2))
+                    try await timeline.sleep(delay.next())
                 }
             }
         }

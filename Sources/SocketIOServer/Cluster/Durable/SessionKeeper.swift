@@ -128,7 +128,7 @@ final class SessionKeeper: Sendable {
     }
 
     private func write(_ batch: [ClusterSessionChange], owner: String, clock: Timeline) async {
-        var delay: Duration = .milliseconds(50)
+        var delay = RetryDelay(cap: .seconds(1))
         while true {
             do {
                 try await store.writeSessions(batch, owner: owner)
@@ -136,9 +136,8 @@ final class SessionKeeper: Sendable {
             } catch {
                 let closed = state.withLockedValue { $0.closed }
                 logger.warning("could not write sessions to the cluster; retrying", metadata: ["error": "\(error)", "changes": "\(batch.count)"])
-                if closed && delay >= .seconds(1) { break }
-                do { try await clock.sleep(delay) } catch { break }
-                delay = min(delay * 2, .seconds(1))
+                if closed && delay.isCapped { break }
+                do { try await clock.sleep(delay.next()) } catch { break }
             }
         }
         let done = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
