@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import SwitchboardCore
 public import Logging
 
@@ -26,12 +26,7 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
         let adjust = options
         let logger = logger ?? .disabled("switchboard.failover")
         return DriverConnectionFactory(clock: clock, logger: logger) { configuration throws(ConnectionError) in
-            guard var components = URLComponents(url: configuration.url, resolvingAgainstBaseURL: false) else {
-                throw .invalidConfiguration("not a URL: \(configuration.url.absoluteString)")
-            }
-            components.scheme = components.scheme == "https" || components.scheme == "wss" ? "wss" : "ws"
-            components.path = webSocketPath
-            guard let webSocketURL = components.url else {
+            guard let webSocketURL = FailoverDriver.webSocketURL(on: configuration.url, path: webSocketPath) else {
                 throw .invalidConfiguration("no WebSocket URL for \(configuration.url.absoluteString)")
             }
             var options = FailoverDriver.Options(webSocketURL: webSocketURL, socketIOURL: configuration.url)
@@ -43,5 +38,16 @@ extension ConnectionFactory where Self == DriverConnectionFactory {
             adjust(&options)
             return FailoverDriver(options: options, policy: policy)
         }
+    }
+}
+
+extension FailoverDriver {
+    /// The plain WebSocket endpoint at `path` on the Socket.IO server `base`: `ws://host:port/ws`
+    /// for `http://host:port` (`wss` for `https` and `wss`), or `nil` when `base` is not a URL.
+    package static func webSocketURL(on base: URL, path: String) -> URL? {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { return nil }
+        components.scheme = components.scheme == "https" || components.scheme == "wss" ? "wss" : "ws"
+        components.path = path
+        return components.url
     }
 }

@@ -27,14 +27,11 @@ struct ConnectionBench: Sendable {
             .failover(policy: .pinned(to: transport)) { $0.networkMonitor = nil }
         }
 
-        /// `ws://host:port/ws` for `http://host:port`.
+        /// `ws://host:port/ws` for `http://host:port`, as the failover connections find it.
         static func webSocketURL(_ base: URL) throws -> URL {
-            guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
-                throw BenchError(description: "not a URL: \(base)")
+            guard let url = FailoverDriver.webSocketURL(on: base, path: "/ws") else {
+                throw BenchError(description: "no WebSocket URL for \(base)")
             }
-            components.scheme = components.scheme == "https" ? "wss" : "ws"
-            components.path = "/ws"
-            guard let url = components.url else { throw BenchError(description: "no WebSocket URL for \(base)") }
             return url
         }
     }
