@@ -105,7 +105,12 @@ struct BenchRunner: Sendable {
 
     /// This process's resident memory (Linux `/proc/self/status`), in MB; `nil` elsewhere.
     static func residentMegabytes() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        residentMegabytes(ofProcess: "self")
+    }
+
+    /// The resident memory of process `pid` (`self`, or a number), from `/proc/PID/status`, in MB.
+    static func residentMegabytes(ofProcess pid: String) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
         return kilobytes / 1024

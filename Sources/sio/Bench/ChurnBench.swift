@@ -121,12 +121,6 @@ struct ServerUsage {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var resident: Double?
-        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-           let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
-            resident = kilobytes / 1024
-        }
-        return ServerUsage(cpuSeconds: (user + system) / ticks, residentMB: resident)
+        return ServerUsage(cpuSeconds: (user + system) / ticks, residentMB: BenchRunner.residentMegabytes(ofProcess: "\(pid)"))
     }
 }

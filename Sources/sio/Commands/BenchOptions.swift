@@ -26,8 +26,8 @@ struct ChurnBenchOptions: ParsableArguments {
     @Option(name: .long, help: "Connection churn: this many rounds of --clients clients that connect, make one ack, hold --hold seconds and close; per round, CPU and memory of this process (and of --server-pid).")
     var churn: Int?
 
-    @Option(name: .long, help: "With --churn: seconds each client stays connected.")
-    var hold: Double = 0
+    @Option(name: .long, help: "With --churn: seconds each client stays connected (default 0).", transform: Seconds.parse)
+    var hold: Duration = .zero
 
     @Option(name: .long, help: "With --churn: the server's pid (sio serve in another process), to report its CPU and memory per round.")
     var serverPid: Int32?

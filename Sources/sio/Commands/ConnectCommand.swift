@@ -20,8 +20,8 @@ struct ConnectCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .long, help: "Seconds an ack command waits for the reply.")
-    var ackTimeout: Double = 10
+    @Option(name: .long, help: "Seconds an ack command waits for the reply (default 10).", transform: Seconds.parse)
+    var ackTimeout: Duration = .seconds(10)
 
     @Option(name: .long, help: "Where the prompt's history is kept (default ~/.sio_history).")
     var historyFile: String?
@@ -34,7 +34,7 @@ struct ConnectCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard ackTimeout > 0 else { throw CLIError("--ack-timeout must be positive") }
+            guard ackTimeout > .zero else { throw CLIError("--ack-timeout must be positive") }
             let (manager, socket) = try connection.makeSocket()
             let incoming = IncomingEvents(socket)  // before connecting: the first events are not missed
             try await connection.connect(socket, manager: manager)
@@ -60,7 +60,7 @@ struct ConnectCommand: AsyncParsableCommand {
                 manager: manager,
                 socket: socket,
                 console: console,
-                ackTimeout: .milliseconds(Int(ackTimeout * 1000)),
+                ackTimeout: ackTimeout,
                 history: interactive && !noHistory ? HistoryFile(path: historyFile ?? HistoryFile.defaultPath, limit: 1000) : nil
             )
             await session.run(inputs, continuation: continuation)

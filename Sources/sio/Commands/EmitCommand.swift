@@ -20,8 +20,8 @@ struct EmitCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Ask for an acknowledgement and print its items.")
     var ack = false
 
-    @Option(name: .long, help: "Seconds to wait for the ack.")
-    var timeout: Double = 10
+    @Option(name: .long, help: "Seconds to wait for the ack (default 10).", transform: Seconds.parse)
+    var timeout: Duration = .seconds(10)
 
     func run() async throws {
         try await reportingErrors {
@@ -32,7 +32,7 @@ struct EmitCommand: AsyncParsableCommand {
             do {
                 if ack {
                     let reply = try await socket.emitWithAck(
-                        event, items: values, timeout: .milliseconds(Int(timeout * 1000)))
+                        event, items: values, timeout: timeout)
                     StandardOutput.line(JSONValue.array(reply).jsonString)
                 } else {
                     try socket.emit(event, items: values)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Harness
 import Logging
 import SocketIOServer
 import SwitchboardDemo
@@ -111,18 +112,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// the limit is the graceful shutdown waiting on a client that races the stop with a
     /// reconnection (measured: up to ~1.4 s on a loaded machine), which the exit ends anyway.
     static func stop(_ running: RunningServer, within limit: Duration) async {
-        let (finished, continuation) = AsyncStream<Void>.makeStream()
-        let stopping = Task {
-            await running.stop()
-            continuation.finish()
-        }
-        let deadline = Task {
-            try? await Task.sleep(for: limit)
-            continuation.finish()
-        }
-        for await _ in finished {}
-        deadline.cancel()
-        _ = stopping  // left to finish if the limit came first: the process is exiting
+        // At the limit the stop is cancelled and left behind: the process is exiting.
+        try? await withDeadline(limit, onDeadline: { CancellationError() }) { await running.stop() }
     }
 
     /// The URL without its password, for printing.

@@ -25,8 +25,8 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also inject faults: delays, and cuts and a stall through a fault proxy.")
     var faults = false
 
-    @Option(name: .long, help: "Seconds each scenario may take before it counts as a hang.")
-    var deadline: Double = 60
+    @Option(name: .long, help: "Seconds each scenario may take before it counts as a hang (default 60).", transform: Seconds.parse)
+    var deadline: Duration = .seconds(60)
 
     func run() async throws {
         guard iterations > 0 else { throw ValidationError("--iterations must be at least 1") }
@@ -35,7 +35,7 @@ struct SoakCommand: AsyncParsableCommand {
         defer { hogs?.stop() }
         let scenarios = SoakScenarios.all(faults: faults)
         StandardOutput.line("sio soak: \(iterations) iterations × \(scenarios.count) scenarios, "
-            + "CPU hog \(hog ? "on (\(cores) threads)" : "off"), faults \(faults ? "on" : "off"), deadline \(SoakReport.seconds(.milliseconds(Int(deadline * 1000)))) s")
+            + "CPU hog \(hog ? "on (\(cores) threads)" : "off"), faults \(faults ? "on" : "off"), deadline \(SoakReport.seconds(deadline)) s")
         let started = ContinuousClock.now
         var failures = 0
         var cuts = 0
@@ -44,11 +44,11 @@ struct SoakCommand: AsyncParsableCommand {
             var failed: [String] = []
             for scenario in scenarios {
                 do {
-                    cuts += try await withDeadline(.milliseconds(Int(deadline * 1000)), onDeadline: { SoakHang(scenario: scenario.name) }) {
+                    cuts += try await withDeadline(deadline, onDeadline: { SoakHang(scenario: scenario.name) }) {
                         try await scenario.run()
                     }
                 } catch is SoakHang {
-                    for line in SoakReport.hang(iteration: iteration, scenario: scenario.name, seconds: deadline) {
+                    for line in SoakReport.hang(iteration: iteration, scenario: scenario.name, deadline: deadline) {
                         StandardOutput.line(line)
                     }
                     StandardOutput.line("soak: \(iteration - 1) iterations passed before the hang; hangs: 1, failures: \(failures)")

@@ -64,7 +64,7 @@ func within<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async th
 func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let step = ActiveSteps.begin(what)
     defer { ActiveSteps.end(step) }
-    return try await withDeadline(.milliseconds(Int(seconds * 1000)), onDeadline: {
+    return try await withDeadline(.milliseconds(Int64(seconds * 1000)), onDeadline: {
         DemoFailure(description: "\(what) did not happen within \(Int(seconds)) s")
     }, body)
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Prometheus
 import ServiceLifecycle
+import SwitchboardCore
 
 /// `sio serve --metrics HOST:PORT`: the process's swift-metrics in Prometheus's text format at
 /// `http://HOST:PORT/metrics` (swift-prometheus), on a port of its own.
@@ -43,7 +44,7 @@ struct MetricsEndpoint {
             )
         }
         let (ports, listening) = AsyncStream<Int>.makeStream()
-        let quiet = Logger(label: "sio.metrics") { _ in SwiftLogNoOpLogHandler() }
+        let quiet = Logger.disabled("sio.metrics")
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port)),

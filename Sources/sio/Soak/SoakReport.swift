@@ -6,8 +6,8 @@ import SocketIOServer
 /// What a missed deadline prints: the step, then what every step, manager, socket and server
 /// was waiting on at that moment.
 enum SoakReport {
-    static func hang(iteration: Int, scenario: String, seconds: Double) -> [String] {
-        var lines = ["HANG: iteration \(iteration), scenario \"\(scenario)\" did not finish within \(Self.seconds(.milliseconds(Int(seconds * 1000)))) s"]
+    static func hang(iteration: Int, scenario: String, deadline: Duration) -> [String] {
+        var lines = ["HANG: iteration \(iteration), scenario \"\(scenario)\" did not finish within \(Self.seconds(deadline)) s"]
         lines += ActiveSteps.lines.map { "  " + $0 }
         lines += waitingOn().map { "  " + $0 }
         return lines

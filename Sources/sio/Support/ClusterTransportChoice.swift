@@ -1,5 +1,6 @@
 import Logging
 import SocketIOServer
+import SwitchboardCore
 #if Cluster
 import SocketIOPostgres
 #endif
@@ -11,7 +12,7 @@ struct ClusterTransportChoice: Sendable {
     /// Makes one server's transport.
     let make: @Sendable () async throws -> any ClusterTransport
 
-    static func make(_ target: String, allowLocal: Bool = true, logger: Logger = Logger.disabledCluster) throws -> ClusterTransportChoice {
+    static func make(_ target: String, allowLocal: Bool = true, logger: Logger = .disabled("sio.cluster")) throws -> ClusterTransportChoice {
         if target == "local", allowLocal {
             let bus = LocalClusterBus()
             return ClusterTransportChoice(name: "in-memory bus") { bus.endpoint() }
@@ -32,9 +33,4 @@ struct ClusterTransportChoice: Sendable {
             """)
         #endif
     }
-}
-
-extension Logger {
-    /// A logger that drops everything, for the transports `sio bench` makes.
-    static var disabledCluster: Logger { Logger(label: "sio.cluster") { _ in SwiftLogNoOpLogHandler() } }
 }

@@ -14,8 +14,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "The CONNECT auth payload, a JSON object, e.g. '{\"token\":\"secret\"}'.")
     var auth: String?
 
-    @Option(name: .long, help: "Seconds to wait for the connection.")
-    var connectTimeout: Double = 20
+    @Option(name: .long, help: "Seconds to wait for the connection (default 20).", transform: Seconds.parse)
+    var connectTimeout: Duration = .seconds(20)
 
     @Option(name: .long, help: "websocket, polling, or auto (polling first, then upgrade).")
     var transport: TransportChoice = .auto
@@ -38,7 +38,7 @@ struct ConnectionOptions: ParsableArguments {
             throw CLIError("invalid URL: \(self.url)")
         }
         var configuration = Manager.Configuration()
-        configuration.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
+        configuration.connectTimeout = connectTimeout
         configuration.transports = transport.transports
         configuration.version = eio.choice
         configuration.extraHeaders = try header.map(Self.parseHeader)

@@ -46,13 +46,4 @@ import Testing
         #expect(rounds.allSatisfy { $0["connected"]?.intValue == 4 }, "\(result.stdout)")
     }
 
-    /// A negative `--hold`, read from the churn group, is refused in one line, exit 1.
-    @Test func aNegativeHoldIsRefused() async throws {
-        guard let sio = SioBinary.orSkip("aNegativeHoldIsRefused") else { return }
-        let result = try await withTimeout(60, "sio bench --churn 1 --hold -1 exiting") {
-            try await ChildProcess.run(sio, ["bench", "--churn", "1", "--hold=-1"])
-        }
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("--hold not negative"), "stderr: \(result.stderr)")
-    }
 }

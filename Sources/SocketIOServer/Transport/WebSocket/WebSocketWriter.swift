@@ -201,7 +201,6 @@ final class RawOutputHandler: ChannelOutboundHandler, RemovableChannelHandler {
 /// Server-side WebSocket framing (RFC 6455 §5.2): FIN set, no mask, 7/16/64-bit lengths.
 enum WebSocketFraming {
     static let normalClosure: UInt16 = 1000
-    static let messageTooBig: UInt16 = 1009
 
     static func header(opcode: UInt8, length: Int) -> ByteBuffer {
         var header = ByteBuffer()
