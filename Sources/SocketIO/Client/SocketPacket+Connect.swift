@@ -11,9 +11,8 @@ extension SocketPacket {
         case .v4:
             // Protocol v4 has no CONNECT payload: socket.io 2.x clients append a query to the
             // namespace (`40/chat?token=abc,`), which JS servers expose as the auth object.
-            var components = URLComponents()
-            components.queryItems = auth.map { URLQueryItem(name: $0.key, value: $0.value.stringValue ?? $0.value.jsonString) }
-            return SocketPacket(kind: .connect, namespace: namespace + "?" + (components.percentEncodedQuery ?? ""))
+            let query = QueryString.encode(auth.map { ($0.key, $0.value.stringValue ?? $0.value.jsonString) })
+            return SocketPacket(kind: .connect, namespace: namespace + "?" + query)
         }
     }
 

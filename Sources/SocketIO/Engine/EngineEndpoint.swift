@@ -31,11 +31,6 @@ struct EngineEndpoint: Sendable, Hashable {
         items.append(URLQueryItem(name: "transport", value: transport))
         if let sid { items.append(URLQueryItem(name: "sid", value: sid)) }
         if let timestamp { items.append(URLQueryItem(name: "t", value: timestamp)) }
-        var components = URLComponents()
-        components.percentEncodedPath = path
-        components.queryItems = items
-        // URLComponents leaves `+` alone, which servers read as a space.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.string ?? path
+        return path + "?" + QueryString.encode(items.map { ($0.name, $0.value) })
     }
 }

@@ -35,6 +35,31 @@ struct ProtocolV3AgainstOurServerTests {
         await harness.stop()
     }
 
+    /// Protocol v4 carries auth in the namespace's query (`40/auth?token=…,`), which servers
+    /// read as Node's querystring does (`+` is a space): every value arrives as it was given,
+    /// `+`, `&`, `=`, `%`, spaces and non-ASCII included, and a value that is not a string as its
+    /// JSON text.
+    @Test func authInTheNamespaceQueryArrivesAsGiven() async throws {
+        let harness = try await EmbeddedHarness.start { $0.allowEIO3 = true }
+        harness.server.namespace("/auth").onConnection { socket in
+            let auth = socket.handshake.auth ?? [:]
+            socket.on("auth") { event in event.ack?.respond([.object(auth)]) }
+        }
+        var configuration = Manager.Configuration()
+        configuration.version = .v3
+        configuration.transports = [.websocket]
+        configuration.reconnection = false
+        let manager = try Manager(url: harness.url, configuration: configuration)
+        let given: JSONObject = ["token": "a+b c&d=e%f?", "name": "Zoë", "n": 5]
+        let socket = manager.socket(namespace: "/auth", auth: .static(given))
+        try await withTimeout(20, "/auth") { try await socket.connect() }
+        let reply = try await socket.emitWithAck("auth")
+        let received = try #require(reply.first?.objectValue)
+        #expect(Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value) }) == ["token": "a+b c&d=e%f?", "name": "Zoë", "n": "5"])
+        await manager.close()
+        await harness.stop()
+    }
+
     @Test func autoStaysOnV4WhenTheServerHasNoV3() async throws {
         let harness = try await EmbeddedHarness.start()
         var configuration = Manager.Configuration()

@@ -8,19 +8,7 @@ struct EngineQuery: Sendable {
     var parameters: [String: String] = [:]
 
     init(_ query: Substring?) {
-        guard var rest = query else { return }
-        // Split on the bytes `&` and `=` (ASCII, so never inside another character): every
-        // polling request has a query, and walking it character by character showed in profiles.
-        while !rest.isEmpty {
-            let end = rest.utf8.firstIndex(of: UInt8(ascii: "&")) ?? rest.endIndex
-            let pair = rest[..<end]
-            rest = end == rest.endIndex ? rest[end...] : rest[rest.utf8.index(after: end)...]
-            guard !pair.isEmpty else { continue }
-            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
-            let name = Self.decode(equals.map { pair[..<$0] } ?? pair)
-            let value = equals.map { Self.decode(pair[pair.utf8.index(after: $0)...]) } ?? ""
-            if parameters[name] == nil { parameters[name] = value }
-        }
+        parameters = query.map(QueryString.parameters) ?? [:]
     }
 
     var eio: String? { parameters["EIO"] }
@@ -32,13 +20,6 @@ struct EngineQuery: Sendable {
     func version(allowEIO3: Bool) -> EngineIOVersion? {
         if eio == "4" { return .v4 }
         return allowEIO3 ? .v3 : nil
-    }
-
-    private static func decode(_ text: Substring) -> String {
-        // Engine.IO's own parameters (`EIO=4`, `transport=polling`, a sid, `t=…`) need none.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// Splits a request target into its path and query.
