@@ -6,10 +6,18 @@ import Foundation
 /// `encodeURIComponent` writes each name and value (so a `+` goes as `%2B`), read as Node's
 /// `querystring` reads them (`+` is a space, then percent-decoding).
 package enum QueryString {
-    /// What `encodeURIComponent` leaves as it is: letters, digits and `-_.!~*'()`.
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()"
-    )
+    /// Whether `encodeURIComponent` leaves `byte` as it is: ASCII letters, digits and `-_.!~*'()`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
+             UInt8(ascii: "*"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
+            true
+        default:
+            false
+        }
+    }
 
     /// `name=value` pairs joined with `&`, each part encoded; a pair without a value is its name.
     package static func encode(_ pairs: [(name: String, value: String?)]) -> String {
@@ -20,9 +28,24 @@ package enum QueryString {
         }.joined(separator: "&")
     }
 
-    /// One name or value, as `encodeURIComponent` writes it.
+    /// One name or value, as `encodeURIComponent` writes it (UTF-8, `%XX` in capitals).
     package static func encodeComponent(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        // Engine.IO's own parameters (`EIO=4`, `transport=polling`, a sid, `t=…`) need none, and
+        // one goes with every polling request.
+        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                encoded.append(byte)
+            } else {
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(hex[Int(byte >> 4)])
+                encoded.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     /// The parameters of `query` (the text after `?`), the first value of a repeated name kept.
