@@ -10,9 +10,12 @@ extension SocketIOServer {
     public struct Configuration: Sendable {
         /// The Engine.IO path; requests to it (with or without the trailing slash) are Socket.IO.
         public var path: String
-        /// How often the server pings each client (announced in the handshake).
+        /// How often the server pings each client (announced in the handshake). At most
+        /// ``EngineHandshake/longestHeartbeatMilliseconds`` (24.8 days): longer is taken as that,
+        /// the longest a client accepts.
         public var pingInterval: Duration
         /// How long a client has to answer a ping before its session closes (`ping timeout`).
+        /// At most ``EngineHandshake/longestHeartbeatMilliseconds``, as ``pingInterval``.
         public var pingTimeout: Duration
         /// How long a WebSocket probing an upgrade has to send `upgrade` before it is closed.
         public var upgradeTimeout: Duration
@@ -130,7 +133,14 @@ extension SocketIOServer {
         /// a healthy polling client send at least every `pingInterval`, so this is
         /// `pingInterval + pingTimeout`, and never less than ``requestHeadTimeout``.
         var connectionIdleTimeout: Duration {
-            max(pingInterval + pingTimeout, requestHeadTimeout)
+            max(heartbeat.interval + heartbeat.timeout, requestHeadTimeout)
+        }
+
+        /// ``pingInterval`` and ``pingTimeout`` as sessions keep and announce them: no longer
+        /// than ``EngineHandshake/longestHeartbeatMilliseconds``.
+        var heartbeat: (interval: Duration, timeout: Duration) {
+            let longest = Duration.milliseconds(EngineHandshake.longestHeartbeatMilliseconds)
+            return (min(pingInterval, longest), min(pingTimeout, longest))
         }
 
         /// The Engine.IO path with exactly one leading and one trailing slash.

@@ -23,6 +23,11 @@ public struct EngineHandshake: Sendable, Hashable {
         self.maxPayload = maxPayload
     }
 
+    /// The longest `pingInterval` or `pingTimeout` a handshake may announce, in milliseconds:
+    /// 2^31 (24.8 days), about what JavaScript's timers hold. A client refuses a handshake with
+    /// more; a server announces no more (a longer setting is taken as this).
+    public static let longestHeartbeatMilliseconds = 1 << 31
+
     /// Parses the JSON data of an `open` packet.
     public init(json: String) throws(ProtocolError) {
         let value: JSONValue
@@ -38,8 +43,8 @@ public struct EngineHandshake: Sendable, Hashable {
         guard let timeout = value["pingTimeout"]?.intValue, timeout > 0 else {
             throw .invalidHandshake("missing pingTimeout")
         }
-        // Clamped, so a hostile handshake cannot overflow `pingInterval + pingTimeout`.
-        let limit = 1 << 31
+        // Bounded, so a hostile handshake cannot overflow `pingInterval + pingTimeout`.
+        let limit = Self.longestHeartbeatMilliseconds
         guard interval <= limit, timeout <= limit else { throw .invalidHandshake("pingInterval or pingTimeout out of range") }
         let upgrades = value["upgrades"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let maxPayload = value["maxPayload"]?.intValue.flatMap { $0 > 0 ? $0 : nil }

@@ -17,10 +17,10 @@ struct ServerEnvironment: Sendable {
     /// The Engine.IO session timing from the configuration.
     var timing: EngineTiming {
         EngineTiming(
-            pingInterval: configuration.pingInterval,
-            pingTimeout: configuration.pingTimeout,
+            pingInterval: configuration.heartbeat.interval,
+            pingTimeout: configuration.heartbeat.timeout,
             upgradeTimeout: configuration.upgradeTimeout,
-            lingerTimeout: configuration.pingTimeout
+            lingerTimeout: configuration.heartbeat.timeout
         )
     }
 
@@ -37,8 +37,8 @@ struct ServerEnvironment: Sendable {
         return EngineHandshake(
             sid: sid,
             upgrades: upgrades,
-            pingInterval: Int(configuration.pingInterval.wholeMilliseconds),
-            pingTimeout: Int(configuration.pingTimeout.wholeMilliseconds),
+            pingInterval: Int(configuration.heartbeat.interval.wholeMilliseconds),
+            pingTimeout: Int(configuration.heartbeat.timeout.wholeMilliseconds),
             maxPayload: configuration.maxPayload
         )
     }
