@@ -10,12 +10,10 @@ extension SocketIOServer {
     public struct Configuration: Sendable {
         /// The Engine.IO path; requests to it (with or without the trailing slash) are Socket.IO.
         public var path: String
-        /// How often the server pings each client (announced in the handshake). At most
-        /// ``EngineHandshake/longestHeartbeatMilliseconds`` (24.8 days): longer is taken as that,
-        /// the longest a client accepts.
+        /// How often the server pings each client (announced in the handshake; longer than
+        /// ``EngineHandshake/longestHeartbeatMilliseconds``, what clients accept, counts as that).
         public var pingInterval: Duration
-        /// How long a client has to answer a ping before its session closes (`ping timeout`).
-        /// At most ``EngineHandshake/longestHeartbeatMilliseconds``, as ``pingInterval``.
+        /// How long a client has to answer a ping before its session closes (bounded likewise).
         public var pingTimeout: Duration
         /// How long a WebSocket probing an upgrade has to send `upgrade` before it is closed.
         public var upgradeTimeout: Duration
@@ -136,11 +134,9 @@ extension SocketIOServer {
             max(heartbeat.interval + heartbeat.timeout, requestHeadTimeout)
         }
 
-        /// ``pingInterval`` and ``pingTimeout`` as sessions keep and announce them: no longer
-        /// than ``EngineHandshake/longestHeartbeatMilliseconds``.
+        /// ``pingInterval`` and ``pingTimeout`` as sessions keep and announce them (bounded).
         var heartbeat: (interval: Duration, timeout: Duration) {
-            let longest = Duration.milliseconds(EngineHandshake.longestHeartbeatMilliseconds)
-            return (min(pingInterval, longest), min(pingTimeout, longest))
+            (min(pingInterval, EngineHandshake.longestHeartbeat), min(pingTimeout, EngineHandshake.longestHeartbeat))
         }
 
         /// The Engine.IO path with exactly one leading and one trailing slash.

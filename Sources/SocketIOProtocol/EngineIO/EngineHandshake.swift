@@ -27,6 +27,8 @@ public struct EngineHandshake: Sendable, Hashable {
     /// 2^31 (24.8 days), about what JavaScript's timers hold. A client refuses a handshake with
     /// more; a server announces no more (a longer setting is taken as this).
     public static let longestHeartbeatMilliseconds = 1 << 31
+    /// ``longestHeartbeatMilliseconds`` as a duration.
+    public static let longestHeartbeat = Duration.milliseconds(longestHeartbeatMilliseconds)
 
     /// Parses the JSON data of an `open` packet.
     public init(json: String) throws(ProtocolError) {
