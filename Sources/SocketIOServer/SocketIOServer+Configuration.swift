@@ -11,7 +11,7 @@ extension SocketIOServer {
         /// The Engine.IO path; requests to it (with or without the trailing slash) are Socket.IO.
         public var path: String
         /// How often the server pings each client (announced in the handshake; longer than
-        /// ``EngineHandshake/longestHeartbeatMilliseconds``, what clients accept, counts as that).
+        /// `EngineHandshake.longestHeartbeatMilliseconds`, what clients accept, counts as that).
         public var pingInterval: Duration
         /// How long a client has to answer a ping before its session closes (bounded likewise).
         public var pingTimeout: Duration
