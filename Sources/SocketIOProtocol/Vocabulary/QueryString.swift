@@ -19,6 +19,9 @@ package enum QueryString {
         }
     }
 
+    /// The digits of a `%XX` escape.
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
     /// `name=value` pairs joined with `&`, each part encoded; a pair without a value is its name.
     package static func encode(_ pairs: [(name: String, value: String?)]) -> String {
         pairs.map { pair in
@@ -33,7 +36,6 @@ package enum QueryString {
         // Engine.IO's own parameters (`EIO=4`, `transport=polling`, a sid, `t=…`) need none, and
         // one goes with every polling request.
         guard !text.utf8.allSatisfy(isUnreserved) else { return text }
-        let hex = Array("0123456789ABCDEF".utf8)
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
@@ -41,8 +43,8 @@ package enum QueryString {
                 encoded.append(byte)
             } else {
                 encoded.append(UInt8(ascii: "%"))
-                encoded.append(hex[Int(byte >> 4)])
-                encoded.append(hex[Int(byte & 0x0F)])
+                encoded.append(hexDigits[Int(byte >> 4)])
+                encoded.append(hexDigits[Int(byte & 0x0F)])
             }
         }
         return String(decoding: encoded, as: UTF8.self)
