@@ -182,6 +182,15 @@ final class RawConnection: @unchecked Sendable {
         for waiter in woken { waiter.resume() }
     }
 
+    /// Waits for a response's status line (`HTTP/1.1 200 OK`) and returns it; the rest of what
+    /// has arrived is discarded.
+    func statusLine() async throws -> String {
+        try await read { bytes -> (String, consumed: Int)? in
+            guard let text = String(bytes: bytes, encoding: .utf8), let end = text.range(of: "\r\n") else { return nil }
+            return (String(text[..<end.lowerBound]), bytes.count)
+        }
+    }
+
     /// Waits until the server closes the connection.
     func waitForClose() async throws {
         while true {

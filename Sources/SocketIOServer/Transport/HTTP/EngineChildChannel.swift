@@ -62,7 +62,7 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let target = NIOLoopBoundBox<ServerCore.WebSocketTarget?>(nil, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
-                maxFrameSize: min(core.environment.configuration.maxPayload, Int(UInt32.max)),
+                maxFrameSize: WebSocketMessageAssembler.decoderFrameLimit(forMessagesUpTo: core.environment.configuration.maxPayload),
                 shouldUpgrade: { channel, head in
                     upgradeAttempted.value = true
                     guard let request = try? HTTPRequest(head, secure: false, splitCookie: false),
@@ -76,6 +76,7 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         guard let decided = target.value else { throw ChannelError.inappropriateOperationForState }
                         target.value = nil
+                        try FirstRequestErrorHandler.remove(from: channel)
                         try core.attach(decided, to: channel)
                         return UpgradeResult.webSocket
                     }
@@ -85,6 +86,7 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        try FirstRequestErrorHandler.remove(from: channel)
                         try channel.pipeline.syncOperations.addHandler(ClientCloseHandler(heldPolls: core.environment.heldPolls), position: .first)
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
@@ -101,6 +103,7 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
             configuration.enableResponseHeaderValidation = false  // HTTPTypes validates them
             let upgradeResult = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            try channel.pipeline.syncOperations.addHandler(FirstRequestErrorHandler())
             try channel.pipeline.syncOperations.addHandler(
                 RequestHeadGuardHandler(timeout: headTimeout, unfinished: core.unfinished), position: .first)
             return Value(upgradeResult: upgradeResult, channel: channel)
