@@ -28,10 +28,14 @@ public final class Manager: Sendable {
     private let loopExecutor: EventLoopTaskExecutor
 
     /// A manager for the server at `url` (`http`, `https`, `ws` or `wss`).
+    ///
+    /// - Throws: ``SocketIOError/invalidURL(_:)`` for another URL, ``SocketIOError/invalidHeader(_:)``
+    ///   for an extra header that cannot be sent.
     public init(url: URL, configuration: Configuration = Configuration()) throws(SocketIOError) {
         self.url = url
         self.configuration = configuration
         let endpoint = try EngineEndpoint(url: url, path: configuration.path, query: configuration.query)
+        if let problem = HTTPHeaderField.problem(in: configuration.extraHeaders) { throw .invalidHeader(problem) }
         // The platform's loops: Network.framework's on Apple platforms (as the polling requests'), sockets elsewhere.
         let eventLoop = TransportStack.defaultGroup.next()
         self.loopExecutor = EventLoopTaskExecutor(eventLoop)

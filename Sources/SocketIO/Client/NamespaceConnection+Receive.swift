@@ -77,7 +77,7 @@ extension NamespaceConnection {
         let items: [JSONValue]
         switch error {
         case .connectError(let message, let data): items = [.string(message), data ?? .null]
-        case .invalidURL, .namespaceConflict, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
+        case .invalidURL, .invalidHeader, .namespaceConflict, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
              .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
             items = [.string(error.description)]
         }

@@ -2,6 +2,9 @@
 public enum SocketIOError: Error, Sendable, Hashable {
     /// The server URL is not an `http`, `https`, `ws` or `wss` URL with a host.
     case invalidURL(String)
+    /// An extra header cannot be sent: its name is not an HTTP token, or its value has a control
+    /// character; the text says which header.
+    case invalidHeader(String)
     /// The URL's path names one namespace (`http://host/chat` → `/chat`, as in socket.io's
     /// `io(url)`) and the `namespace` argument another: give it one way.
     case namespaceConflict(SocketNamespace.Conflict)
@@ -31,6 +34,7 @@ extension SocketIOError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let url): "invalid Socket.IO server URL: \(url)"
+        case .invalidHeader(let why): "invalid header: \(why)"
         case .namespaceConflict(let conflict): conflict.description
         case .connectError(let message, let data):
             data.map { "connect_error: \(message) \($0.jsonString)" } ?? "connect_error: \(message)"

@@ -91,7 +91,8 @@ public final class WebSocketDriver: ConnectionDriver {
     ///
     /// - Parameter onEvent: hears every event the server sends and, once, the close when the
     ///   connection ends without ``close()``; called on a network thread, never under a lock.
-    /// - Throws: ``WebSocketDriverError/invalidURL(_:)``, ``WebSocketDriverError/alreadyOpen``,
+    /// - Throws: ``WebSocketDriverError/invalidURL(_:)``, ``WebSocketDriverError/invalidHeader(_:)``,
+    ///   ``WebSocketDriverError/alreadyOpen``,
     ///   ``WebSocketDriverError/cannotOpen(url:reason:)``,
     ///   ``WebSocketDriverError/openTimedOut(url:after:)``, ``WebSocketDriverError/closed(reason:)``
     ///   (``close()`` was called meanwhile), `CancellationError`.
@@ -223,15 +224,17 @@ public final class WebSocketDriver: ConnectionDriver {
               let address = ServerAddress(components) else {
             throw .invalidURL(url.absoluteString)
         }
+        if let problem = HTTPHeaderField.problem(in: options.headers) { throw .invalidHeader(problem) }
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
-        let timeout = TimeAmount(options.connectTimeout)
         // The whole opening is bounded by `openTimeout`; the TCP connect gets a second more so
         // that a slow connect always ends as `openTimedOut`, never as a race between the two.
+        // Added as Durations: TimeAmount's `+` traps where a long timeout saturated it.
         var configuration = WebSocketClientChannel.Configuration(
             address: address, target: target,
             headers: options.headers.map { ($0.name, $0.value) }, maxMessageSize: options.maxMessageSize,
-            trustRoots: options.trustRoots, connectTimeout: timeout + .seconds(1), openTimeout: timeout
+            trustRoots: options.trustRoots, connectTimeout: TimeAmount(options.connectTimeout + .seconds(1)),
+            openTimeout: TimeAmount(options.connectTimeout)
         )
         configuration.network = options.network
         return configuration

@@ -2,6 +2,9 @@
 public enum WebSocketDriverError: Error, Sendable, Hashable {
     /// The URL is not `ws://host[:port]/path` or `wss://…` (`http`/`https` are read as `ws`/`wss`).
     case invalidURL(String)
+    /// A header of ``WebSocketDriver/Options/headers`` cannot be sent: its name is not an HTTP
+    /// token, or its value has a control character; the text says which header.
+    case invalidHeader(String)
     /// ``WebSocketDriver/open(onEvent:)`` was called while the driver is open or opening.
     case alreadyOpen
     /// A send or request was made while the driver is not open.
@@ -26,6 +29,8 @@ extension WebSocketDriverError: CustomStringConvertible {
         switch self {
         case .invalidURL(let url):
             "invalid WebSocket URL \(url): use ws://host:port/path or wss://host:port/path"
+        case .invalidHeader(let why):
+            "invalid header: \(why)"
         case .alreadyOpen:
             "the WebSocket driver is already open; close it before opening it again"
         case .notOpen:

@@ -45,7 +45,12 @@ public struct DriverConnectionFactory: ConnectionFactory {
     }
 
     /// A ``DriverConnection`` over a driver made by `makeDriver` for `configuration`.
+    ///
+    /// - Throws: ``ConnectionError/invalidConfiguration(_:)`` for a header that cannot be sent (a
+    ///   name that is not an HTTP token, a control character in a value), or what `makeDriver` throws.
     public func makeConnection(for configuration: ConnectionConfiguration) throws(ConnectionError) -> any Connection {
-        DriverConnection(configuration: configuration, driver: try makeDriver(configuration), clock: clock, logger: logger)
+        let headers = configuration.headers.lazy.map { (name: $0.name, value: $0.value) }
+        if let problem = HTTPHeaderField.problem(in: headers) { throw .invalidConfiguration(problem) }
+        return DriverConnection(configuration: configuration, driver: try makeDriver(configuration), clock: clock, logger: logger)
     }
 }

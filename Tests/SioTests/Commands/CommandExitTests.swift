@@ -6,6 +6,21 @@ import Testing
 /// Every `sio` command that is meant to end does end, run as a user runs it: the built binary
 /// in a child process, with a deadline on its exit, and the exit status asserted.
 @Suite struct CommandExitTests {
+    /// A `--header` NIO cannot send (a non-ASCII name stopped the process with SIGILL) is
+    /// refused in one line, exit 1, on each transport and each command that connects.
+    @Test(arguments: [["emit", "URL", "echo", "1", "--ack"], ["listen", "URL"], ["emit", "URL", "echo", "--transport", "websocket"]])
+    func aHeaderThatCannotBeSentIsRefused(_ command: [String]) async throws {
+        guard let sio = SioBinary.orSkip("aHeaderThatCannotBeSentIsRefused") else { return }
+        for (header, expected) in [("Überschrift:1", "is not an HTTP token"), ("X-A:a\u{1B}b", "has a control character")] {
+            let arguments = command.map { $0 == "URL" ? "http://127.0.0.1:9" : $0 } + ["--header", header]
+            let result = try await withTimeout(30, "sio \(arguments.joined(separator: " "))") {
+                try await ChildProcess.run(sio, arguments)
+            }
+            #expect(result.status == 1, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("invalid header") && result.stderr.contains(expected), "stderr: \(result.stderr)")
+        }
+    }
+
     /// `listen --count 2` prints two events and exits 0 (it used to print them and hang).
     @Test func listenWithCountExits() async throws {
         guard let sio = SioBinary.orSkip("listenWithCountExits") else { return }

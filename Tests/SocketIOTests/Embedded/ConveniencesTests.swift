@@ -39,6 +39,29 @@ struct ConveniencesTests {
         await #expect(throws: SocketIOError.invalidURL("")) { _ = try await io("") }
     }
 
+    /// NIO stops the process on a non-ASCII header name, and refuses control characters only
+    /// when it writes: the manager refuses both when it is made, naming the header.
+    @Test("a header that cannot be sent is refused when the manager is made, typed")
+    func headerThatCannotBeSent() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:9"))
+        for (name, value, expected) in [
+            ("Überschrift", "1", #"header name "Überschrift" is not an HTTP token"#),
+            ("X-A", "a\r\nInjected: 1", #"the value of header "X-A" has a control character"#),
+        ] {
+            var configuration = Manager.Configuration()
+            configuration.extraHeaders = [(name: "X-Fine", value: "é"), (name: name, value: value)]
+            #expect {
+                _ = try Manager(url: url, configuration: configuration)
+            } throws: { error in
+                guard case SocketIOError.invalidHeader(let why) = error else { return false }
+                return why.hasPrefix(expected)
+            }
+        }
+        var fine = Manager.Configuration()
+        fine.extraHeaders = [(name: "Authorization", value: "Bearer é\tx")]
+        _ = try Manager(url: url, configuration: fine)
+    }
+
     @Test(".provider { [\"token\": String] } type-checks and is asked on connect")
     func stringProvider() async throws {
         let harness = try await EmbeddedHarness.start()

@@ -190,4 +190,30 @@ struct WebSocketDriverCloseTests {
         }
         #expect(WebSocketDriverError.notOpen.description.contains("not open"))
     }
+
+    /// A header NIO would stop the process on (a non-ASCII name) or refuse when writing (a
+    /// control character) is refused before anything connects: by the driver's `open`, and by
+    /// the connection factory for every kind of connection.
+    @Test("a header that cannot be sent is refused, typed, before connecting")
+    func headerThatCannotBeSent() async throws {
+        var options = WebSocketDriver.Options()
+        options.headers = [(name: "Überschrift", value: "1")]
+        let driver = WebSocketDriver(url: URL(string: "ws://127.0.0.1:9/ws")!, options: options)
+        await #expect {
+            try await driver.open { _ in }
+        } throws: { error in
+            guard case WebSocketDriverError.invalidHeader(let why) = error else { return false }
+            return why.contains(#""Überschrift" is not an HTTP token"#)
+        }
+        var configuration = ConnectionConfiguration(url: URL(string: "ws://127.0.0.1:9/ws")!)
+        configuration.headers = [ConnectionHeader(name: "X-A", value: "a\r\nInjected: 1")]
+        for factory in [DriverConnectionFactory.plainWebSocket, .socketIO, .failover()] {
+            #expect {
+                _ = try factory.makeConnection(for: configuration)
+            } throws: { error in
+                guard case ConnectionError.invalidConfiguration(let why) = error else { return false }
+                return why.contains(#"header "X-A" has a control character"#)
+            }
+        }
+    }
 }
