@@ -56,6 +56,13 @@ package struct WebSocketMessageAssembler: Sendable {
         self.role = role
     }
 
+    /// The frame limit to give NIO's frame decoder for messages of at most `maxSize` bytes: the
+    /// same, but no more than the decoder can take (`UInt32.max`; more traps). A larger message
+    /// still arrives in several frames, each checked here against `maxSize`.
+    package static func decoderFrameLimit(forMessagesUpTo maxSize: Int) -> Int {
+        min(maxSize, Int(UInt32.max))
+    }
+
     package mutating func receive(_ frame: WebSocketFrame) -> Action {
         guard !finished else { return .none }
         switch role {

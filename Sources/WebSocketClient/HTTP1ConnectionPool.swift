@@ -182,8 +182,9 @@ package final class HTTP1ConnectionPool: Sendable {
             for parameter in value.split(separator: ",") {
                 let pair = parameter.filter { !$0.isWhitespace }.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, pair[0].lowercased() == "timeout", let seconds = Int64(pair[1]) else { continue }
-                // Clamped: a server's number must not overflow the nanoseconds of a TimeAmount.
-                return .seconds(min(max(seconds - 1, 0), 86_400))
+                // Clamped before the subtraction: a server's number must neither overflow it
+                // (`Int64.min`) nor the nanoseconds of a TimeAmount.
+                return .seconds(min(max(seconds, 1), 86_401) - 1)
             }
         }
         return nil

@@ -113,7 +113,7 @@ package final class WebSocketClientChannel: Sendable {
         let reporter = self.reporter
         let maxMessageSize = configuration.maxMessageSize
         let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
-            maxFrameSize: maxMessageSize,
+            maxFrameSize: WebSocketMessageAssembler.decoderFrameLimit(forMessagesUpTo: maxMessageSize),
             // The frame handler answers the decoder's errors itself (a close with the status, and
             // the end reported as the protocol violation it is, not as a clean close).
             enableAutomaticErrorHandling: false,

@@ -33,11 +33,13 @@ struct Backoff: Sendable, Equatable {
         attempts += 1
         var delay = minimumMS * pow2(exponent)
         if jitter > 0 {
-            let r = min(max(random, 0), 0.999_999_999)
+            // A draw that is not a number (a `jitter` closure's) counts as 0.
+            let r = random.isNaN ? 0 : min(max(random, 0), 0.999_999_999)
             let deviation = (r * jitter * delay).rounded(.down)
             delay = Int((r * 10).rounded(.down)) % 2 == 0 ? delay - deviation : delay + deviation
         }
-        return .milliseconds(Int64(min(delay, maximumMS).rounded(.towardZero)))
+        // Below 2^63 ms: a maximum that saturated `wholeMilliseconds` is exactly 2^63 as a Double.
+        return .milliseconds(Int64(min(delay, maximumMS, 9.2e18).rounded(.towardZero)))
     }
 
     /// Starts again from the first delay (after a successful connection).

@@ -75,7 +75,8 @@ extension JSONValue {
             throw .notJSON("a timestamp of \(bytes.count) bytes")
         }
         // The specification caps nanoseconds below a second; JavaScript's Date spans ±8.64e15 ms.
-        guard nanoseconds < 1_000_000_000, abs(seconds) <= 8_640_000_000_000 else {
+        // `magnitude`, not `abs`: the seconds of a 12-byte timestamp may be Int64.min.
+        guard nanoseconds < 1_000_000_000, seconds.magnitude <= 8_640_000_000_000 else {
             throw .notJSON("a timestamp out of range")
         }
         // Whole seconds formatted, milliseconds appended from the integer (a Double would

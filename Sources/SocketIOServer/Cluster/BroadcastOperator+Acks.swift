@@ -87,7 +87,9 @@ private final class AckCollector: Sendable {
     func count(_ clients: Int) {
         settle { state in
             state.countedServers += 1
-            state.expectedAcks += clients
+            // Saturating: the counts are other servers' numbers, read from the cluster's channel.
+            let sum = state.expectedAcks.addingReportingOverflow(clients)
+            state.expectedAcks = sum.overflow ? Int.max : sum.partialValue
         }
     }
 

@@ -190,10 +190,14 @@ struct BenchCommand: AsyncParsableCommand {
         let perClient = url == nil ? 2 : 1
         let fit = room / perClient
         guard clients > fit else { return }
+        // Saturating: `--clients` is whatever the user typed, up to Int.max.
+        let needed = clients.multipliedReportingOverflow(by: perClient)
+        let descriptors = needed.overflow ? Int.max : needed.partialValue
+        let raised = (limit - room).addingReportingOverflow(descriptors)
         throw CLIError(
-            "\(clients) clients need about \(clients * perClient) file descriptors (\(perClient) each\(perClient == 2 ? ": the client's and the embedded server's end" : "")), " +
+            "\(clients) clients need about \(descriptors) file descriptors (\(perClient) each\(perClient == 2 ? ": the client's and the embedded server's end" : "")), " +
             "but only \(room) are free below this process's limit of \(limit) (ulimit -n) with \(budget.reserve) kept in reserve: " +
-            "at most \(fit) clients fit. Raise the limit (ulimit -n \(limit - room + clients * perClient)) or use fewer clients."
+            "at most \(fit) clients fit. Raise the limit (ulimit -n \(raised.overflow ? Int.max : raised.partialValue)) or use fewer clients."
         )
     }
 

@@ -104,4 +104,17 @@ import Darwin
         #expect(result.stderr.contains("200 clients need about 400 file descriptors"), "stderr: \(result.stderr)")
         #expect(result.stderr.contains("clients fit"), "stderr: \(result.stderr)")
     }
+
+    @Test("sio bench refuses any number of clients too large to count descriptors for, without a crash", arguments: [
+        ["bench", "--clients", "\(Int.max)", "--no-python"],
+        ["bench", "http://127.0.0.1:9", "--clients", "\(Int.max)", "--no-python"],
+        ["bench", "--clients", "5000000000000000000", "--no-python"],
+    ])
+    func benchRefusesAnAbsurdClientCount(_ arguments: [String]) async throws {
+        guard let sio = SioBinary.orSkip("benchRefusesAnAbsurdClientCount") else { return }
+        let (shell, limited) = Self.limited(sio, 300, arguments)
+        let result = try await withTimeout(30, "sio bench under ulimit -n 300") { try await ChildProcess.run(shell, limited) }
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("clients need about"), "stderr: \(result.stderr)")
+    }
 }

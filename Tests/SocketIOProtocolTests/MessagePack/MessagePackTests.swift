@@ -126,6 +126,10 @@ struct MessagePackTests {
         #expect(throws: MessagePackError.notJSON("a timestamp out of range")) {
             _ = try JSONValue(messagePack: .ext(type: -1, data: Data([0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])))
         }
+        // Seconds of Int64.min: `abs` of it overflowed and stopped the process.
+        #expect(throws: MessagePackError.notJSON("a timestamp out of range")) {
+            _ = try JSONValue(messagePack: .ext(type: -1, data: Data([0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0])))
+        }
         #expect(throws: MessagePackError.notJSON("extension type 3")) { _ = try JSONValue(messagePack: .ext(type: 3, data: Data())) }
         #expect(throws: MessagePackError.notJSON("a map key that is not a string")) {
             _ = try JSONValue(messagePack: .map([MessagePackPair(.int(1), .nil)]))

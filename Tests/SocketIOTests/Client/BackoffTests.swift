@@ -52,6 +52,18 @@ struct BackoffTests {
         #expect(delays == [100, 200, 400, 800, 1000, 1000])
     }
 
+    /// A maximum too long to count in milliseconds saturates to 2^63 ms, which converted back
+    /// to Int64 trapped; a `jitter` closure's draw that is not a number trapped in `Int(_:)`.
+    @Test func hugeDelaysAndDrawsThatAreNoNumberDoNotTrap() {
+        let huge = Box(Backoff(minimum: .seconds(Int64.max / 2), maximum: .seconds(Int64.max / 2), jitter: 0.5))
+        for random in [0.0, 0.15, 0.5, 0.85, 0.999] {
+            #expect(huge.value.nextDelay(random: random) == .milliseconds(Int64(9.2e18)))
+        }
+        let nan = Box(Self.defaults)
+        #expect(nan.value.nextDelay(random: .nan) == .seconds(1))
+        #expect(nan.value.nextDelay(random: .infinity) > .zero)
+    }
+
     @Test func manyAttemptsDoNotOverflow() {
         let backoff = Box(Self.defaults)
         for _ in 0..<200 { _ = backoff.value.nextDelay(random: 0.3) }

@@ -125,6 +125,8 @@ struct HTTP1ConnectionPoolTests {
         // Whatever a server sends: no overflow, no negative window.
         #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=99999999999999"]) == .seconds(86_400))
         #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=-5"]) == .seconds(0))
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=\(Int64.min)"]) == .seconds(0))
+        #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=\(Int64.max)"]) == .seconds(86_400))
         #expect(HTTP1ConnectionPool.reuseWindow(["Keep-Alive": "timeout=abc"]) == nil)
     }
 
