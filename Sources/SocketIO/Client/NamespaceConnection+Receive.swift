@@ -26,6 +26,8 @@ extension NamespaceConnection {
         case .resolveAck(let id, let items):
             // An ack for an unknown id is ignored, as socket.io does.
             pendingAcks.settle(id, with: .success(items))
+        case .withdraw:
+            manager.write(SocketPacket(kind: .disconnect, namespace: namespace))
         case .disconnected(let reason):
             pendingAcks.failAll(with: .disconnected(reason))
             ended(reason, connectFailure: .disconnected(reason))

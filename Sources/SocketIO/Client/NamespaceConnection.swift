@@ -150,6 +150,11 @@ final class NamespaceConnection: Sendable {
     }
 
     private func sendConnect() {
+        let attempt = transition { $0.machine.connectSent() }
+        let timeout = manager.configuration.connectTimeout
+        // The whole namespace connect is bounded like the Engine.IO open: a server (or an auth
+        // provider) that never answers must not leave `connect()` waiting for good.
+        _ = manager.schedule(after: timeout) { [weak self] _ in self?.connectTimedOut(attempt: attempt, after: timeout) }
         let (auth, recovery) = transition { $0.connectFields() }
         let version = manager.socketIOVersion
         let namespace = self.namespace
@@ -177,6 +182,12 @@ final class NamespaceConnection: Sendable {
                 }
             }
         }
+    }
+
+    /// CONNECT number `attempt` had no answer within `timeout`: given up, as a refusal is.
+    private func connectTimedOut(attempt: Int, after timeout: Duration) {
+        guard transition({ $0.machine.connectTimedOut(attempt: attempt) }) else { return }
+        connectFailed(.connectionFailed("the server did not answer the CONNECT to namespace \(namespace) within \(timeout)"))
     }
 
     func engineFailed(_ error: SocketIOError) {

@@ -37,6 +37,11 @@ struct SocketStateMachine: Sendable {
     private(set) var recovered = false
     /// The `pid` sent with the CONNECT in flight, if any.
     private var pidSent: String?
+    /// How many CONNECTs were sent: the deadline of each knows its number (a stale one is ignored).
+    private(set) var connectsSent = 0
+    /// The last CONNECT went unanswered past its deadline and was given up: an accept that comes
+    /// after all is answered with a DISCONNECT.
+    private var connectWithdrawn = false
 
     /// The fields a CONNECT carries before the app's auth to ask for recovery (protocol v5 only):
     /// `{"pid": …, "offset": …}`; the offset is left out when no event was received yet.
@@ -129,6 +134,23 @@ struct SocketStateMachine: Sendable {
         return version == .v4 && namespace == "/" ? .none : .sendConnect
     }
 
+    /// A CONNECT is being sent: returns its number, for its deadline.
+    mutating func connectSent() -> Int {
+        connectsSent += 1
+        connectWithdrawn = false
+        return connectsSent
+    }
+
+    /// CONNECT number `attempt` had no answer within the connect timeout: `true` when it is still
+    /// the one awaited, which is then given up (the namespace is idle, as after a refusal).
+    mutating func connectTimedOut(attempt: Int) -> Bool {
+        guard attempt == connectsSent, connectRequested, case .connecting = state else { return false }
+        state = .idle
+        pidSent = nil
+        connectWithdrawn = true
+        return true
+    }
+
     // MARK: - Receiving
 
     enum ReceiveAction: Equatable {
@@ -142,6 +164,8 @@ struct SocketStateMachine: Sendable {
         case resolveAck(id: Int, items: [JSONValue])
         /// The server removed us from the namespace.
         case disconnected(DisconnectReason)
+        /// The server accepted a CONNECT given up on (``connectTimedOut(attempt:)``): leave again.
+        case withdraw
         case none
     }
 
@@ -184,6 +208,9 @@ struct SocketStateMachine: Sendable {
         case (.connected, .disconnect), (.connecting, .disconnect):
             state = .disconnected(.ioServerDisconnect)
             return .disconnected(.ioServerDisconnect)
+        case (.idle, .connect) where connectWithdrawn:
+            connectWithdrawn = false
+            return .withdraw
         case (.connected, .connect), (.connected, .connectError),
              (.idle, _), (.disconnected, _):
             return .none

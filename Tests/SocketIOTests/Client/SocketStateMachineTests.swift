@@ -42,6 +42,35 @@ import Testing
         #expect(admin.received(SocketPacket(kind: .connect, namespace: "/admin")) == .connected(id: "/admin#e1", early: [], flush: []))
     }
 
+    /// Only the deadline of the CONNECT still awaited gives it up; an accept after that is left.
+    @Test func anUnansweredConnectIsGivenUpAndALateAcceptLeft() {
+        var machine = connecting("/chat")
+        #expect(machine.engineOpened(version: .v5, sid: "e1") == .sendConnect)
+        let first = machine.connectSent()
+        #expect(machine.engineOpened(version: .v5, sid: "e2") == .sendConnect)
+        let second = machine.connectSent()
+        let stale = machine.connectTimedOut(attempt: first)
+        #expect(!stale, "a stale deadline")
+        #expect(machine.status == .connecting)
+        let givenUp = machine.connectTimedOut(attempt: second)
+        #expect(givenUp)
+        #expect(machine.status == .notConnected)
+        let again = machine.connectTimedOut(attempt: second)
+        #expect(!again, "once")
+        let late = machine.received(SocketPacket(kind: .connect, namespace: "/chat", data: ["sid": "s"]))
+        #expect(late == .withdraw)
+        let later = machine.received(SocketPacket(kind: .connect, namespace: "/chat", data: ["sid": "s"]))
+        #expect(later == .none, "left once")
+
+        var answered = connecting("/chat")
+        _ = answered.engineOpened(version: .v5, sid: "e1")
+        let attempt = answered.connectSent()
+        _ = answered.received(SocketPacket(kind: .connect, namespace: "/chat", data: ["sid": "s"]))
+        let afterAnswer = answered.connectTimedOut(attempt: attempt)
+        #expect(!afterAnswer, "answered in time")
+        #expect(answered.isConnected)
+    }
+
     @Test func earlyEventsAndBufferedEmitsAreReleasedOnTheConnectReply() {
         var machine = connecting()
         let early = SocketPacket.event("welcome", ["hi"])

@@ -6,7 +6,8 @@ import Testing
 
 /// Durations too long to write in milliseconds (an app's "never time out") are taken as the
 /// longest there is, on both sides: the client's connect timeout and backoff, the server's
-/// heartbeat in the handshake. Converting them used to trap.
+/// heartbeat in the handshake. Converting them used to trap, as did a message limit past what
+/// NIO's frame decoder takes.
 @Suite struct LargeDurationTests {
     @Test func aClientWithDurationsTooLongForMillisecondsConnects() async throws {
         let harness = try await EmbeddedHarness.start()
@@ -14,6 +15,8 @@ import Testing
         configuration.connectTimeout = .seconds(Int64.max / 2)
         configuration.reconnectionDelay = .seconds(Int64.max / 2)
         configuration.reconnectionDelayMax = .seconds(Int64.max / 2)
+        // Past what NIO's WebSocket frame decoder takes (UInt32.max): it trapped on the upgrade.
+        configuration.maxInboundMessageSize = Int.max
         let manager = try Manager(url: harness.url, configuration: configuration)
         let socket = manager.socket(namespace: "/")
         try await withTimeout(20, "the connection") { try await socket.connect() }
