@@ -69,8 +69,11 @@ public final class EnvelopeSocket: Sendable {
         connection.close()
     }
 
-    /// Reads and dispatches messages until the client closes the connection.
+    /// Reads and dispatches messages until the client closes the connection, then forgets the
+    /// handlers: they usually capture this socket, and kept they would keep it, its connection
+    /// and the connection's buffers for good (a cycle, a leak per connection).
     public func run() async throws {
+        defer { handlers.withLockedValue { $0 = [:] } }
         for try await message in connection.messages {
             let envelope: Envelope
             do {
