@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import SwitchboardCore
 
 /// The connections a long-poll GET was held on, so that a session hears when the one holding
 /// its GET closes, or the client closed its side of it (``EngineSession/poll(on:)``).
@@ -10,10 +11,11 @@ import NIOCore
 /// session ignores a call for a GET it answered already.
 final class HeldPollConnections: Sendable {
     private final class Watch: Sendable {
-        let lost: NIOLockedValueBox<(@Sendable () -> Void)?>
+        /// In a `Callback`, not as the box's whole value (see `CallOnce`: one more thunk per access).
+        let lost: NIOLockedValueBox<Callback<Void>?>
 
         init(_ lost: @escaping @Sendable () -> Void) {
-            self.lost = NIOLockedValueBox(lost)
+            self.lost = NIOLockedValueBox(Callback(lost))
         }
 
         /// Calls the GET's `lost`, once.
@@ -22,7 +24,7 @@ final class HeldPollConnections: Sendable {
                 defer { lost = nil }
                 return lost
             }
-            taken?()
+            taken?(())
         }
     }
 
@@ -33,7 +35,8 @@ final class HeldPollConnections: Sendable {
         let id = ObjectIdentifier(connection)
         let made: Bool = watches.withLockedValue { watches in
             if let watch = watches[id] {
-                watch.lost.withLockedValue { $0 = lost }
+                let replacement = Callback(lost)
+                watch.lost.withLockedValue { $0 = replacement }
                 return false
             }
             watches[id] = Watch(lost)
