@@ -1,3 +1,4 @@
+import DequeModule
 package import SocketIOProtocol
 
 /// The server's reliable channels (SPEC.md part E), as a value type: per channel id, the
@@ -6,6 +7,10 @@ package import SocketIOProtocol
 ///
 /// The owner (the channel endpoint) holds it under a lock and passes the time in; nothing here
 /// does I/O. `Message` is what the server sends on a channel (an `Envelope` in production).
+///
+/// No operation reads every channel: a transport's channels are indexed by transport, and the
+/// detached ones queue in the order they were detached, so expiry takes them from the front
+/// (with thousands of channels held, each resume and each message used to scan them all).
 package struct ReliableChannelTable<Message: Sendable>: Sendable {
     package enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// A resume from `received` > 0 for a channel this server does not hold (it expired, or
@@ -42,6 +47,11 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
     /// The window of each channel's sender.
     package let window: Int
     package private(set) var channels: [String: Channel] = [:]
+    /// The channels each transport carries.
+    private var carried: [Int: Set<String>] = [:]
+    /// Detached channels, oldest first, with the time each was detached; an entry whose channel
+    /// was attached (or detached again) since is skipped when its turn comes.
+    private var detached: Deque<(id: String, since: Duration)> = []
 
     package init(maxChannels: Int = 10_000, expiry: Duration = .seconds(120), window: Int = 1_000) {
         self.maxChannels = max(maxChannels, 1)
@@ -55,18 +65,21 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         package var resend: [(seq: UInt64, message: Message)]
         /// The transport that carried the channel until now, if another one (close it).
         package var previousAttachment: Int?
+        /// The channels that expired before this resume (``expire(now:)``), forgotten now.
+        package var expired: [String] = []
     }
 
     /// A client opened (`received` 0) or resumed channel `id` on transport `attachment`.
     package mutating func resume(_ id: String, received: UInt64, on attachment: Int, now: Duration) throws(Refusal) -> Resumed {
-        expire(now: now)
+        let expired = expire(now: now)
         guard var channel = channels[id] else {
             guard received == 0 else { throw .unknownChannel(id) }
             guard channels.count < maxChannels else { throw .tooManyChannels(maxChannels) }
             var fresh = Channel(sender: ReliableSender(window: window), receiver: ReliableReceiver(), attachment: attachment)
             let point = fresh.receiver.resumePoint()
             channels[id] = fresh
-            return Resumed(received: point, resend: [], previousAttachment: nil)
+            carried[attachment, default: []].insert(id)
+            return Resumed(received: point, resend: [], previousAttachment: nil, expired: expired)
         }
         let resend: [(seq: UInt64, message: Message)]
         do throws(ReliableChannelError) {
@@ -75,30 +88,45 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
             throw .invalidResume(error)
         }
         let previous = channel.attachment == attachment ? nil : channel.attachment
+        if let previous { uncarry(id, by: previous) }
         channel.attachment = attachment
         channel.detachedSince = nil
+        carried[attachment, default: []].insert(id)
         let point = channel.receiver.resumePoint()
         channels[id] = channel
-        return Resumed(received: point, resend: resend, previousAttachment: previous)
+        return Resumed(received: point, resend: resend, previousAttachment: previous, expired: expired)
     }
 
     /// Transport `attachment` closed: the channels it carried wait for a resume until they expire.
     package mutating func detach(_ attachment: Int, now: Duration) {
-        for (id, channel) in channels where channel.attachment == attachment {
+        for id in carried.removeValue(forKey: attachment) ?? [] where channels[id]?.attachment == attachment {
             channels[id]?.attachment = nil
             channels[id]?.detachedSince = now
+            detached.append((id, now))
         }
+    }
+
+    /// The channel transport `attachment` carries, if any.
+    package func channel(carriedBy attachment: Int) -> String? {
+        carried[attachment]?.first
     }
 
     /// Forgets the channels detached for longer than ``expiry``; returns their ids.
     @discardableResult
     package mutating func expire(now: Duration) -> [String] {
-        let expired = channels.filter { _, channel in
-            guard let since = channel.detachedSince else { return false }
-            return now - since > expiry
-        }.map(\.key)
-        for id in expired { channels.removeValue(forKey: id) }
+        var expired: [String] = []
+        while let oldest = detached.first, now - oldest.since > expiry {
+            detached.removeFirst()
+            guard let channel = channels[oldest.id], channel.attachment == nil, channel.detachedSince == oldest.since else { continue }
+            channels.removeValue(forKey: oldest.id)
+            expired.append(oldest.id)
+        }
         return expired
+    }
+
+    private mutating func uncarry(_ id: String, by attachment: Int) {
+        carried[attachment]?.remove(id)
+        if carried[attachment]?.isEmpty == true { carried.removeValue(forKey: attachment) }
     }
 
     /// Runs `body` on channel `id`'s state (sending, acknowledging, receiving).

@@ -187,8 +187,18 @@ public final class ReliableChannels: Sendable {
 
     private func detach(_ link: Link) {
         let now = timeline.now()
-        transition { $0.detach(link.id, now: now) }
+        let expiry = transition { machine in
+            machine.detach(link.id, now: now)
+            return machine.table.expiry
+        }
         link.inbox.finish()
+        // Expired when due even if no client resumes anything meanwhile (expiry used to wait
+        // for the next resume, so an idle server kept every channel of its last busy minutes).
+        _ = timeline.schedule(expiry + .milliseconds(1)) { [weak self] in
+            guard let self else { return }
+            let now = timeline.now()
+            transition { $0.expire(now: now) }
+        }
     }
 
     /// Tells the client why and closes the transport (the channel waits for a resume). Written at

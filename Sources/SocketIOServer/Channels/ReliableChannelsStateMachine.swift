@@ -77,7 +77,13 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
 
     /// The channel `link` carries, if any.
     func channel(carriedBy link: Int) -> String? {
-        table.channels.first { $0.value.attachment == link }?.key
+        table.channel(carriedBy: link)
+    }
+
+    /// Forgets the channels no transport has carried for longer than the table's expiry, and
+    /// what the app held for them.
+    mutating func expire(now: Duration) {
+        for id in table.expire(now: now) { channels.removeValue(forKey: id) }
     }
 
     // MARK: - The app
@@ -201,7 +207,7 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         let known = channels[id]
         let channel = known ?? fresh()
         channels[id] = channel
-        channels = channels.filter { table.channels[$0.key] != nil }  // those that expired
+        for expired in resumed.expired { channels.removeValue(forKey: expired) }
         let replay = resumed.resend.map { $0.message.numbered($0.seq) }
         return .resumed(Resumption(
             drain: queue([.resumed(channel: id, received: resumed.received)] + replay, on: link),

@@ -140,3 +140,28 @@ struct ReliableChannelFlowTests {
         await running.stop()
     }
 }
+
+/// A channel no transport carries expires when its time is up, whether or not any client
+/// resumes anything meanwhile (expiry used to run only inside the next resume, so an idle
+/// server kept every channel of its last busy minutes, and their memory, for good).
+@Suite struct ChannelExpiryTests {
+    @Test func aDetachedChannelExpiresWithoutAnotherResume() async throws {
+        let clock = ManualClock()
+        let server = SocketIOServer(logger: ReliableChannelFlowTests.silent)
+        let channels = ReliableChannels(server: server, expiry: .seconds(120), clock: clock)
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+        let socket = try await ReliableChannelFlowTests.open("idle", port: running.port, sending: 1...1)
+        #expect(channels.count == 1)
+        socket.drop()
+        // The detach asks the clock to wake it when the channel is due.
+        _ = await clock.waitForSleep(1) { $0 == .seconds(120) + .milliseconds(1) }
+        #expect(channels.count == 1, "kept while a resume may come")
+        clock.advance(by: .seconds(121))
+        try await withTimeout(10, "the channel expiring") {
+            while channels.count > 0 { await Task.yield() }
+        }
+        #expect(channels.channel("idle") == nil)
+        await running.stop()
+    }
+}

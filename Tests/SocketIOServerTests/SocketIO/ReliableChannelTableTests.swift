@@ -36,6 +36,47 @@ struct ReliableChannelTableTests {
         #expect(try table.value.resume("c2", received: 0, on: 2, now: .seconds(132)).received == 0)
     }
 
+    /// Expiry takes the detached channels oldest first and stops at the first not yet due; a
+    /// channel resumed since it was detached stays, and expires from its latest detach only.
+    @Test func expiryTakesTheOldestDetachedFirstAndSkipsTheResumed() throws {
+        let table = Box(ReliableChannelTable<String>(expiry: .seconds(100)))
+        for (index, id) in ["a", "b", "c", "d"].enumerated() {
+            _ = try table.value.resume(id, received: 0, on: index + 1, now: .zero)
+        }
+        table.value.detach(1, now: .seconds(1))   // a
+        table.value.detach(2, now: .seconds(2))   // b, resumed below
+        table.value.detach(3, now: .seconds(3))   // c
+        _ = try table.value.resume("b", received: 0, on: 5, now: .seconds(4))
+        table.value.detach(5, now: .seconds(50))  // b again
+        #expect(table.value.expire(now: .seconds(101)).isEmpty)
+        #expect(table.value.expire(now: .seconds(103.5)) == ["a", "c"])
+        #expect(Set(table.value.channels.keys) == ["b", "d"])
+        // A resume expires what is due and says which, so the owner forgets them too.
+        let resumed = try table.value.resume("d", received: 0, on: 4, now: .seconds(151))
+        #expect(resumed.expired == ["b"])
+        #expect(Set(table.value.channels.keys) == ["d"])
+    }
+
+    /// Which channel a transport carries follows resumes and detaches, without scanning.
+    @Test func theChannelATransportCarriesFollowsResumesAndDetaches() throws {
+        let table = Box(ReliableChannelTable<String>())
+        _ = try table.value.resume("a", received: 0, on: 1, now: .zero)
+        _ = try table.value.resume("b", received: 0, on: 2, now: .zero)
+        #expect(table.value.channel(carriedBy: 1) == "a")
+        #expect(table.value.channel(carriedBy: 2) == "b")
+        // `a` moves to transport 3 while 1 still looks open: 1 carries nothing now, and its
+        // detach leaves `a` attached.
+        _ = try table.value.resume("a", received: 0, on: 3, now: .seconds(1))
+        #expect(table.value.channel(carriedBy: 1) == nil)
+        #expect(table.value.channel(carriedBy: 3) == "a")
+        table.value.detach(1, now: .seconds(2))
+        #expect(table.value.channels["a"]?.attachment == 3)
+        table.value.detach(3, now: .seconds(3))
+        #expect(table.value.channel(carriedBy: 3) == nil)
+        #expect(table.value.channels["a"]?.detachedSince == .seconds(3))
+        #expect(table.value.channels["b"]?.attachment == 2)
+    }
+
     @Test func theNumberOfChannelsIsBoundedAndBadResumesAreTyped() throws {
         let table = Box(ReliableChannelTable<String>(maxChannels: 2))
         _ = try table.value.resume("a", received: 0, on: 1, now: .zero)
