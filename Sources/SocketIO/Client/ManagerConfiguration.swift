@@ -39,7 +39,9 @@ extension Manager {
         public var timestampRequests = true
         /// The most packets one polling POST carries (python-socketio drops bigger batches).
         public var maxPacketsPerRequest = 16
-        /// How long the Engine.IO handshake may take (socket.io's `timeout`, 20 s).
+        /// How long the Engine.IO handshake may take (socket.io's `timeout`, 20 s), and then each
+        /// namespace's CONNECT: one the server leaves unanswered fails `connect()` with
+        /// ``SocketIOError/connectionFailed(_:)`` (socket.io's client waits for good).
         public var connectTimeout: Duration = .seconds(20)
         /// The acknowledgement timeout `emitWithAck` uses when given none.
         public var defaultAckTimeout: Duration = .seconds(20)

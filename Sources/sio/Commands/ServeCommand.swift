@@ -45,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let eventLoops, eventLoops < 1 { throw ValidationError("--event-loops must be at least 1") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
     }
 
     func run() async throws {

@@ -6,6 +6,14 @@ import Testing
 /// Every `sio` command that is meant to end does end, run as a user runs it: the built binary
 /// in a child process, with a deadline on its exit, and the exit status asserted.
 @Suite struct CommandExitTests {
+    /// `serve --port 70000` listened on 4464 (the port wrapped): refused now, exit 64.
+    @Test func aPortOutOfRangeIsRefused() async throws {
+        guard let sio = SioBinary.orSkip("aPortOutOfRangeIsRefused") else { return }
+        let result = try await withTimeout(30, "sio serve --port 70000") { try await ChildProcess.run(sio, ["serve", "--port", "70000"]) }
+        #expect(result.status == 64, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("--port must be between 0 and 65535, not 70000"), "stderr: \(result.stderr)")
+    }
+
     /// A `--header` NIO cannot send (a non-ASCII name stopped the process with SIGILL) is
     /// refused in one line, exit 1, on each transport and each command that connects.
     @Test(arguments: [["emit", "URL", "echo", "1", "--ack"], ["listen", "URL"], ["emit", "URL", "echo", "--transport", "websocket"]])
