@@ -1,10 +1,12 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIO
+import Switchboard
 
 /// `sio bench --churn N`: connections coming and going. Each round connects `clients` clients
-/// at once (WebSocket, `io(url)`), each makes one acknowledged `ack` round trip, holds for
-/// `hold`, and closes; the next round starts when every client of this one is closed.
+/// at once (`io(url)` over `transports`, or a platform `Connection` of `kind`), each makes one
+/// acknowledged `ack` round trip, holds for `hold`, and closes; the next round starts when every
+/// client of this one is closed.
 ///
 /// What it is for: a server or client that grows with every connection it has served shows it
 /// here, round after round — CPU per round (this process, and the server's when its pid is
@@ -19,6 +21,11 @@ struct ChurnBench: Sendable {
     var within: Duration = .seconds(5)
     /// `sio serve`'s pid, to read its CPU and memory from `/proc`.
     var serverPID: Int32?
+    /// The Socket.IO client's transports (`--transport`).
+    var transports: [EngineTransportKind] = [.websocket]
+    /// A platform connection of this kind instead of the Socket.IO client (`--churn-kind`): the
+    /// plain WebSocket endpoint and the failover channels have connection lives of their own.
+    var kind: ConnectionBench.Kind?
 
     struct Round: Sendable {
         var index: Int
@@ -54,8 +61,9 @@ struct ChurnBench: Sendable {
 
     /// One round; returns how many clients connected and got their ack in time.
     private func round() async -> Int {
+        if let kind { return await round(through: kind) }
         var configuration = Manager.Configuration()
-        configuration.transports = [.websocket]
+        configuration.transports = transports
         configuration.reconnection = false
         configuration.connectTimeout = within
         let options = configuration
@@ -79,6 +87,37 @@ struct ChurnBench: Sendable {
         }
     }
 
+    /// One round through platform connections of `kind`: connect, one `ack` request, release.
+    private func round(through kind: ConnectionBench.Kind) async -> Int {
+        let (hold, within) = (hold, within)
+        let made: (DriverConnectionFactory, URL)
+        do {
+            made = try kind.factory(base: url)
+        } catch {
+            return 0
+        }
+        let (factory, target) = made
+        var configuration = ConnectionConfiguration(url: target, namespace: kind == .socketIO ? namespace : nil)
+        configuration.connectTimeout = within
+        configuration.requestTimeout = within
+        let options = configuration
+        return await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    guard let connection = try? factory.makeConnection(for: options) else { return false }
+                    var acked = false
+                    if (try? await connection.connect()) != nil {
+                        acked = (try? await connection.request("ack", "churn")) != nil
+                    }
+                    if acked, hold > .zero { try? await Task.sleep(for: hold) }
+                    await connection.disconnectAndRelease()
+                    return acked
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+    }
+
     static let headers = ["round", "connected", "time s", "client CPU s", "client RSS MB", "server CPU s", "server RSS MB"]
 
     static func row(_ round: Round) -> [String] {
@@ -87,9 +126,9 @@ struct ChurnBench: Sendable {
                 figure(round.clientMB, 1), figure(round.serverCPU, 2), figure(round.serverMB, 1)]
     }
 
-    static func table(target: String, clients: Int, hold: Duration, _ rounds: [Round]) -> String {
+    static func table(target: String, clients: Int, hold: Duration, kind: String, _ rounds: [Round]) -> String {
         MetricTable.render(
-            title: "sio bench --churn: \(clients) clients a round against \(target), each: connect, one ack, hold \(hold), close",
+            title: "sio bench --churn: \(clients) \(kind) clients a round against \(target), each: connect, one ack, hold \(hold), close",
             headers: headers, rows: rounds.map(row)
         )
     }

@@ -88,7 +88,7 @@ struct ConnectionBench: Sendable {
         let echoed = await received.value
         watchdog.cancel()
         guard echoed == events else {
-            try? await connection.release()
+            await connection.disconnectAndRelease()
             throw BenchError(description: "\(kind.rawValue): \(echoed) of \(events) echoes within \(deadline)")
         }
         let seconds = (ContinuousClock.now - start).inSeconds
@@ -98,10 +98,19 @@ struct ConnectionBench: Sendable {
             _ = try await connection.request("ack", payload)
         }
         let usage = ProcessUsage.now().since(usageBefore)
-        try? await connection.release()
+        await connection.disconnectAndRelease()
         return BenchResult(target: target.absoluteString, clients: 1,
                            echoes: Throughput(count: events, seconds: seconds), acks: Latencies(milliseconds: latencies),
                            residentMB: residentMB, usage: usage, usageScope: usageScope,
                            taskThreads: ProcessThreads.taskThreads)
+    }
+}
+
+extension Connection {
+    /// Ends a bench's connection for good: `release()` alone is refused while connected (the
+    /// benches called only that, so their connections were never closed, just dropped).
+    func disconnectAndRelease() async {
+        try? await disconnect()
+        try? await release()
     }
 }

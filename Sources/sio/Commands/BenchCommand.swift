@@ -214,10 +214,12 @@ struct BenchCommand: AsyncParsableCommand {
             await embedded?.stop()
             throw CLIError("\(error)")
         }
-        let bench = ChurnBench(
+        var bench = ChurnBench(
             url: serverURL, namespace: joined, clients: clients, rounds: rounds,
             hold: churnOptions.hold, serverPID: churnOptions.serverPid
         )
+        bench.transports = transport.transports
+        bench.kind = churnOptions.churnKind
         let results: [ChurnBench.Round]
         do {
             results = try await bench.run()
@@ -230,7 +232,8 @@ struct BenchCommand: AsyncParsableCommand {
             StandardOutput.line(ChurnBench.json(results).jsonString)
         } else {
             let target = (url == nil ? "the embedded server " : "") + serverURL.absoluteString
-            StandardOutput.line(ChurnBench.table(target: target, clients: clients, hold: bench.hold, results))
+            let kind = churnOptions.churnKind.map { "\($0.rawValue) connection" } ?? "Socket.IO (\(transport.rawValue))"
+            StandardOutput.line(ChurnBench.table(target: target, clients: clients, hold: bench.hold, kind: kind, results))
         }
     }
 

@@ -31,7 +31,12 @@ struct ChurnBenchOptions: ParsableArguments {
 
     @Option(name: .long, help: "With --churn: the server's pid (sio serve in another process), to report its CPU and memory per round.")
     var serverPid: Int32?
+
+    @Option(name: .long, help: "With --churn: connect through a platform Connection of this kind instead of the Socket.IO client (which takes --transport): websocket (/ws), channel/ws, channel/sio (failover channels pinned to each transport), socket.io.")
+    var churnKind: ConnectionBench.Kind?
 }
+
+extension ConnectionBench.Kind: ExpressibleByArgument {}
 
 /// `sio bench`: where the client's handlers and workload run.
 struct ClientThreadOptions: ParsableArguments {

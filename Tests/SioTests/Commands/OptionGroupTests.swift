@@ -17,7 +17,7 @@ import Testing
         ("serve", "ENGINE.IO", ["--ping-interval", "--ping-timeout", "--allow-eio3", "--max-sessions", "--max-sessions-per-address"]),
         ("serve", "CLUSTER", ["--cluster", "--cluster-heartbeat-interval", "--cluster-heartbeat-timeout"]),
         ("bench", "CLUSTER", ["--broadcasts", "--probes", "--recovery"]),
-        ("bench", "CHURN", ["--churn", "--hold", "--server-pid"]),
+        ("bench", "CHURN", ["--churn", "--hold", "--server-pid", "--churn-kind"]),
         ("bench", "THE CLIENT'S THREADS", ["--inline-handlers", "--on-event-loop"]),
         ("bench", "PYTHON-SOCKETIO", ["--python", "--no-python"]),
     ])
@@ -35,10 +35,14 @@ import Testing
 
     /// `--churn` and `--clients`, read from their group, make the rounds: each round connects
     /// every client, and the JSON has one row per round.
-    @Test func churnRunsItsRounds() async throws {
+    /// The same through each kind of platform connection (`--churn-kind`), and through the
+    /// Socket.IO client over each `--transport`.
+    @Test(arguments: [[], ["--transport", "polling"], ["--transport", "auto"],
+                      ["--churn-kind", "websocket"], ["--churn-kind", "channel/ws"], ["--churn-kind", "channel/sio"], ["--churn-kind", "socket.io"]])
+    func churnRunsItsRounds(_ kind: [String]) async throws {
         guard let sio = SioBinary.orSkip("churnRunsItsRounds") else { return }
-        let result = try await withTimeout(120, "sio bench --churn 3 exiting") {
-            try await ChildProcess.run(sio, ["bench", "--churn", "3", "--clients", "4", "--hold", "0", "--json"])
+        let result = try await withTimeout(120, "sio bench --churn 3 \(kind.joined(separator: " ")) exiting") {
+            try await ChildProcess.run(sio, ["bench", "--churn", "3", "--clients", "4", "--hold", "0", "--json", "--no-python"] + kind)
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let rounds = try #require(try JSONValue(parsing: result.stdout).arrayValue, "\(result.stdout)")
