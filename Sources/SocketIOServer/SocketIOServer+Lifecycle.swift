@@ -32,8 +32,7 @@ extension SocketIOServer {
     /// - Parameters:
     ///   - host: the address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
     ///   - port: the port, 0 to 65535; 0 picks a free one (read it from ``RunningServer/port``).
-    /// - Throws: ``SocketIOServerError/alreadyStarted``, ``SocketIOServerError/cannotListen(_:)``
-    ///   (also for a port out of range: it used to wrap, 70000 listening on 4464).
+    /// - Throws: ``SocketIOServerError/alreadyStarted``, ``SocketIOServerError/cannotListen(_:)``.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws(SocketIOServerError) -> RunningServer {
         guard (0...65_535).contains(port) else { throw .cannotListen("port \(port) is not between 0 and 65535") }
         let claimed = lifecycle.withLockedValue { lifecycle in
@@ -42,7 +41,6 @@ extension SocketIOServer {
             return true
         }
         guard claimed else { throw .alreadyStarted }
-
         let core = self.core
         let configuration = self.configuration
         do {

@@ -9,6 +9,16 @@ import Testing
 /// a namespace it answers under another name) left `connect()` waiting for good, and `sio emit
 /// --connect-timeout` never ended.
 @Suite struct NamespaceConnectTimeoutTests {
+    /// `connect()` fails with the CONNECT to `namespace` unanswered.
+    static func expectUnanswered(_ socket: Socket, _ namespace: String) async {
+        await #expect {
+            try await withTimeout(30, "connect() to \(namespace), which no answer reaches") { try await socket.connect() }
+        } throws: { error in
+            guard case SocketIOError.connectionFailed(let why) = error else { return false }
+            return why.hasPrefix("the server did not answer the CONNECT to namespace \(namespace) within")
+        }
+    }
+
     @Test func anUnansweredConnectFailsAfterTheTimeoutAndALateAcceptIsLeftAtOnce() async throws {
         let gate = AsyncStream.makeStream(of: Void.self)
         let serverDisconnects = AsyncStream.makeStream(of: ServerDisconnectReason.self)
@@ -28,12 +38,7 @@ import Testing
         let root = manager.socket(namespace: "/")
         try await withTimeout(30, "connecting /") { try await root.connect() }
         let socket = manager.socket(namespace: "/slow")
-        await #expect {
-            try await withTimeout(30, "connect() to a namespace that does not answer") { try await socket.connect() }
-        } throws: { error in
-            guard case SocketIOError.connectionFailed(let why) = error else { return false }
-            return why.hasPrefix("the server did not answer the CONNECT to namespace /slow within")
-        }
+        await Self.expectUnanswered(socket, "/slow")
         #expect(!socket.connected)
 
         // The server accepts after all: the client leaves the namespace at once.
@@ -61,12 +66,7 @@ import Testing
         configuration.reconnection = false
         let manager = try Manager(url: harness.url, configuration: configuration)
         let socket = manager.socket(namespace: "/?x=1")
-        await #expect {
-            try await withTimeout(30, "connect() answered for another namespace") { try await socket.connect() }
-        } throws: { error in
-            guard case SocketIOError.connectionFailed(let why) = error else { return false }
-            return why.contains("did not answer the CONNECT")
-        }
+        await Self.expectUnanswered(socket, "/?x=1")
         await manager.close()
         await harness.stop()
     }
