@@ -61,7 +61,7 @@ extension SocketIOServer {
                     onEventLoop: configuration.handlersOnEventLoop
                 )
             },
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil, backlog: ListenBacklog.size),
             onServerRunning: { channel in
                 listening.resolve(.success(channel.localAddress?.port ?? port))
             },
