@@ -59,6 +59,20 @@ struct WebSocketDriverTests {
         }
     }
 
+    /// A connect timeout too long for NIO's nanoseconds (an app's "never") saturated, and the
+    /// second added to it for the TCP connect trapped in TimeAmount's `+`.
+    @Test("a connect timeout of centuries opens")
+    func aVeryLongConnectTimeoutOpens() async throws {
+        try await EnvelopeServer.with { server in
+            var options = WebSocketDriver.Options()
+            options.connectTimeout = .seconds(Int64.max / 2)
+            let driver = WebSocketDriver(url: server.url, options: options)
+            try await driver.open { _ in }
+            #expect(try await driver.request("ack", 1, timeout: .seconds(10)).value == 1)
+            await driver.close()
+        }
+    }
+
     @Test("a request gets its reply, matched by id among many in flight")
     func requestReply() async throws {
         try await EnvelopeServer.with { server in
