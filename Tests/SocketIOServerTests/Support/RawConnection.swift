@@ -29,9 +29,9 @@ final class RawConnection: @unchecked Sendable {
     private let fdLock = NSLock()
     private var fdClosed = false
 
-    /// While set, the reader thread does not read: the kernel buffers fill and the server sees
-    /// a client that does not read.
-    private let readGate = NSLock()
+    /// While set, the reader thread waits on the gate instead of reading: the kernel buffers
+    /// fill and the server sees a client that does not read.
+    private let readGate = NSCondition()
     private var paused = false
 
     /// Stops reading from the socket (a stalled client).
@@ -39,9 +39,12 @@ final class RawConnection: @unchecked Sendable {
         readGate.withLock { paused = true }
     }
 
-    /// Reads again.
+    /// Reads again (and wakes the reader waiting on the gate).
     func resumeReading() {
-        readGate.withLock { paused = false }
+        readGate.withLock {
+            paused = false
+            readGate.broadcast()
+        }
     }
 
     /// Connects to 127.0.0.1:`port`, from `source` (another loopback address, such as
@@ -90,9 +93,8 @@ final class RawConnection: @unchecked Sendable {
 
     /// Waits up to 100 ms for bytes and takes them; `false` once the connection ended.
     private func readOnce(into chunk: inout [UInt8]) -> Bool {
-        if readGate.withLock({ paused }) {
-            usleep(20_000)
-            return true
+        readGate.withLock {
+            while paused { readGate.wait() }
         }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&descriptor, 1, 100)
