@@ -332,8 +332,11 @@ extension WebSocketClientChannel {
         }?.cancel()
     }
 
-    /// The TCP channel once connected (for diagnostics and tests: its socket options).
-    package var tcpChannel: (any Channel)? { state.withLockedValue { $0.raw } }
+    /// The TCP channel once connected (for diagnostics and tests: its socket options). The
+    /// upgraded channel (the same TCP channel, stored before `.opened` is reported) counts too,
+    /// so this is never `nil` once `.opened` was seen, whatever order the bootstrap's connect
+    /// callback and the upgrade run in.
+    package var tcpChannel: (any Channel)? { state.withLockedValue { $0.channel ?? $0.raw } }
 
     /// Returns once the connection is closed (at once if it never opened).
     package func waitUntilClosed() async {
