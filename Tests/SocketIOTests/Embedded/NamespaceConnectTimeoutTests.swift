@@ -8,11 +8,31 @@ import Testing
 /// Before, a server that opened the session but never answered the CONNECT (a hung auth hook,
 /// a namespace it answers under another name) left `connect()` waiting for good, and `sio emit
 /// --connect-timeout` never ended.
+///
+/// The timeout runs on a manual clock: with a real one of a second, a loaded machine (the whole
+/// suite in parallel on two cores) sometimes took longer to open the session itself, and the
+/// test saw the Engine.IO open's timeout instead of the CONNECT's.
 @Suite struct NamespaceConnectTimeoutTests {
-    /// `connect()` fails with the CONNECT to `namespace` unanswered.
-    static func expectUnanswered(_ socket: Socket, _ namespace: String) async {
+    /// The manager's `connectTimeout`: the Engine.IO open's timer and each CONNECT's sleep this long.
+    static let timeout = Duration.seconds(7)
+
+    /// A manager on `url` whose timers run on `clock`, reconnecting or not.
+    static func manager(_ url: URL, _ clock: ManualClock, reconnection: Bool = true) throws -> Manager {
+        var configuration = Manager.Configuration()
+        configuration.connectTimeout = timeout
+        configuration.clock = clock
+        configuration.reconnection = reconnection
+        return try Manager(url: url, configuration: configuration)
+    }
+
+    /// `connect()` on `socket` fails with the CONNECT to `namespace` unanswered, once the clock
+    /// passes the deadline of the `occurrence`-th sleep of ``timeout`` (the CONNECT's).
+    static func expectUnanswered(_ socket: Socket, _ namespace: String, clock: ManualClock, occurrence: Int) async throws {
+        let attempt = Task { try await socket.connect() }
+        _ = try await withTimeout(30, "the CONNECT's timer") { await clock.waitForSleep(occurrence) { $0 == timeout } }
+        clock.advance(by: timeout)
         await #expect {
-            try await withTimeout(30, "connect() to \(namespace), which no answer reaches") { try await socket.connect() }
+            try await withTimeout(30, "connect() to \(namespace), which no answer reaches") { try await attempt.value }
         } throws: { error in
             guard case SocketIOError.connectionFailed(let why) = error else { return false }
             return why.hasPrefix("the server did not answer the CONNECT to namespace \(namespace) within")
@@ -30,15 +50,15 @@ import Testing
         slow.onConnection { socket in
             socket.onDisconnect { reason in serverDisconnects.continuation.yield(reason) }
         }
-        var configuration = Manager.Configuration()
-        configuration.connectTimeout = .seconds(1)
-        let manager = try Manager(url: harness.url, configuration: configuration)
+        let clock = ManualClock()
+        let manager = try Self.manager(harness.url, clock)
         // `/` keeps the session open throughout (without it, the manager closes the session
         // when `/slow` gives up, and the late accept has no connection to come on).
         let root = manager.socket(namespace: "/")
         try await withTimeout(30, "connecting /") { try await root.connect() }
         let socket = manager.socket(namespace: "/slow")
-        await Self.expectUnanswered(socket, "/slow")
+        // The open's timer and `/`'s CONNECT slept before; `/slow`'s CONNECT is the third.
+        try await Self.expectUnanswered(socket, "/slow", clock: clock, occurrence: 3)
         #expect(!socket.connected)
 
         // The server accepts after all: the client leaves the namespace at once.
@@ -61,12 +81,11 @@ import Testing
     /// `--connect-timeout`; now it ends when that passes.
     @Test func aConnectAnsweredUnderAnotherNameEndsAtTheTimeout() async throws {
         let harness = try await EmbeddedHarness.start()
-        var configuration = Manager.Configuration()
-        configuration.connectTimeout = .seconds(1)
-        configuration.reconnection = false
-        let manager = try Manager(url: harness.url, configuration: configuration)
+        let clock = ManualClock()
+        let manager = try Self.manager(harness.url, clock, reconnection: false)
         let socket = manager.socket(namespace: "/?x=1")
-        await Self.expectUnanswered(socket, "/?x=1")
+        // The open's timer sleeps first, then the CONNECT's.
+        try await Self.expectUnanswered(socket, "/?x=1", clock: clock, occurrence: 2)
         await manager.close()
         await harness.stop()
     }
