@@ -25,9 +25,12 @@ final class RawConnection: @unchecked Sendable {
     private var eof = false
     private var generation = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
-    /// Guards the descriptor's lifetime: it is closed (and may be reused) once the reader ends.
+    /// Guards the descriptor's lifetime: it stays open for writing after the server's FIN (TCP
+    /// is half-closed: a client may still send after the server shut its side, and tests of a
+    /// server that fails a connection mid-sequence do), and is closed once the connection is
+    /// released and the reader has ended.
     private let fdLock = NSLock()
-    private var fdClosed = false
+    private var readerEnded = false
 
     /// While set, the reader thread waits on the gate instead of reading: the kernel buffers
     /// fill and the server sees a client that does not read.
@@ -87,7 +90,8 @@ final class RawConnection: @unchecked Sendable {
         Thread.detachNewThread { [weak self, fd = self.fd] in
             var chunk = [UInt8](repeating: 0, count: 65536)
             while let connection = self, connection.readOnce(into: &chunk) {}
-            if let connection = self { connection.closeDescriptor() } else { _ = Foundation.close(fd) }
+            // Released meanwhile: `deinit` shut the socket down and left closing it to this thread.
+            if let connection = self { connection.endReader() } else { _ = Foundation.close(fd) }
         }
     }
 
@@ -115,25 +119,21 @@ final class RawConnection: @unchecked Sendable {
         return count > 0
     }
 
-    private func closeDescriptor() {
-        fdLock.withLock {
-            guard !fdClosed else { return }
-            fdClosed = true
-            _ = Foundation.close(fd)
-        }
+    /// The reader saw the end; the descriptor stays open for writes until `deinit`.
+    private func endReader() {
+        fdLock.withLock { readerEnded = true }
     }
 
     deinit {
-        fdLock.withLock {
-            if !fdClosed { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        // Either the reader has ended (its thread holds no reference any more), and the
+        // descriptor is closed here; or it still polls, and the shutdown ends its poll, after
+        // which it finds the connection gone and closes the descriptor itself.
+        let ended = fdLock.withLock { readerEnded }
+        if ended { _ = Foundation.close(fd) } else { _ = shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Writes every byte (loopback writes of test-sized data do not block for long).
     func write(_ bytes: [UInt8]) throws {
-        fdLock.lock()
-        defer { fdLock.unlock() }
-        guard !fdClosed else { throw Closed() }
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -208,8 +208,6 @@ final class RawConnection: @unchecked Sendable {
     /// Closes both directions at once, without any goodbye (an abrupt drop).
     func close() {
         resumeReading()
-        fdLock.withLock {
-            if !fdClosed { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 }
