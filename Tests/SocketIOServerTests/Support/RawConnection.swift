@@ -25,12 +25,6 @@ final class RawConnection: @unchecked Sendable {
     private var eof = false
     private var generation = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
-    /// Guards the descriptor's lifetime: it stays open for writing after the server's FIN (TCP
-    /// is half-closed: a client may still send after the server shut its side, and tests of a
-    /// server that fails a connection mid-sequence do), and is closed once the connection is
-    /// released and the reader has ended.
-    private let fdLock = NSLock()
-    private var readerEnded = false
 
     /// While set, the reader thread waits on the gate instead of reading: the kernel buffers
     /// fill and the server sees a client that does not read.
@@ -89,9 +83,12 @@ final class RawConnection: @unchecked Sendable {
         // when it is released, so no reader thread outlives its test (and the process).
         Thread.detachNewThread { [weak self, fd = self.fd] in
             var chunk = [UInt8](repeating: 0, count: 65536)
-            while let connection = self, connection.readOnce(into: &chunk) {}
-            // Released meanwhile: `deinit` shut the socket down and left closing it to this thread.
-            if let connection = self { connection.endReader() } else { _ = Foundation.close(fd) }
+            while let connection = self {
+                // The end was read (`eof`): `deinit` closes the descriptor.
+                guard connection.readOnce(into: &chunk) else { return }
+            }
+            // Released while reading: `deinit` shut the socket down and left closing it here.
+            _ = Foundation.close(fd)
         }
     }
 
@@ -119,17 +116,14 @@ final class RawConnection: @unchecked Sendable {
         return count > 0
     }
 
-    /// The reader saw the end; the descriptor stays open for writes until `deinit`.
-    private func endReader() {
-        fdLock.withLock { readerEnded = true }
-    }
-
+    /// The descriptor stays open for writing after the server's FIN (TCP is half-closed: a
+    /// client may still send after the server shut its side, as tests of a server that fails a
+    /// connection mid-sequence do) until the connection is released. Then either the reader has
+    /// read the end and returned, and the descriptor is closed here; or it still polls (holding
+    /// no reference between polls), and the shutdown ends its poll, after which it finds the
+    /// connection gone and closes the descriptor itself.
     deinit {
-        // Either the reader has ended (its thread holds no reference any more), and the
-        // descriptor is closed here; or it still polls, and the shutdown ends its poll, after
-        // which it finds the connection gone and closes the descriptor itself.
-        let ended = fdLock.withLock { readerEnded }
-        if ended { _ = Foundation.close(fd) } else { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if lock.withLock({ eof }) { _ = Foundation.close(fd) } else { _ = shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Writes every byte (loopback writes of test-sized data do not block for long).
