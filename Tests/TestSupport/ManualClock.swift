@@ -32,6 +32,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// How many tasks are sleeping on the clock.
     public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
+    /// When each sleeping task wakes, as offsets from the clock's start, earliest first.
+    public var sleeperDeadlines: [Duration] { lock.withLock { sleepers.values.map(\.deadline.offset).sorted() } }
+
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

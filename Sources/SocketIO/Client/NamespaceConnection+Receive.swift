@@ -107,7 +107,8 @@ extension NamespaceConnection {
     }
 
     func resumeConnectWaiters(with error: SocketIOError?) {
-        let waiters = transition { $0.takeConnectWaiters() }
+        let (waiters, deadline) = transition { $0.settleConnect() }
+        deadline?.cancel()
         for waiter in waiters {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
         }

@@ -154,7 +154,8 @@ final class NamespaceConnection: Sendable {
         let timeout = manager.configuration.connectTimeout
         // The whole namespace connect is bounded like the Engine.IO open: a server (or an auth
         // provider) that never answers must not leave `connect()` waiting for good.
-        _ = manager.schedule(after: timeout) { [weak self] _ in self?.connectTimedOut(attempt: attempt, after: timeout) }
+        let deadline = manager.schedule(after: timeout) { [weak self] _ in self?.connectTimedOut(attempt: attempt, after: timeout) }
+        transition { $0.keepConnectDeadline(deadline, attempt: attempt) }?.cancel()
         let (auth, recovery) = transition { $0.connectFields() }
         let version = manager.socketIOVersion
         let namespace = self.namespace

@@ -18,6 +18,10 @@ struct SocketState: Sendable {
     var retryQueue = RetryQueue()
     private(set) var retryCallers: [Int: RetryCaller] = [:]
     private var nextWaiterID = 0
+    /// The deadline of the CONNECT in flight, cancelled once the connect is settled: left to
+    /// run, each would hold its task for the whole `connectTimeout` (thousands of them in a
+    /// client whose connections come and go).
+    private var connectDeadline: ManagerConnection.Timer?
 
     init(machine: SocketStateMachine, auth: SocketAuth) {
         self.machine = machine
@@ -64,10 +68,22 @@ struct SocketState: Sendable {
         connectWaiters.removeValue(forKey: id)
     }
 
-    /// Every `connect()` caller, to resume.
-    mutating func takeConnectWaiters() -> [CheckedContinuation<Void, any Error>] {
-        defer { connectWaiters = [:] }
-        return Array(connectWaiters.values)
+    /// The connect is settled (accepted, refused, given up): every `connect()` caller, to
+    /// resume, and the CONNECT's deadline, to cancel.
+    mutating func settleConnect() -> (waiters: [CheckedContinuation<Void, any Error>], deadline: ManagerConnection.Timer?) {
+        defer {
+            connectWaiters = [:]
+            connectDeadline = nil
+        }
+        return (Array(connectWaiters.values), connectDeadline)
+    }
+
+    /// Keeps `deadline`, CONNECT number `attempt`'s; returns the deadline to cancel: the one it
+    /// replaces, or `deadline` itself when that CONNECT was settled meanwhile.
+    mutating func keepConnectDeadline(_ deadline: ManagerConnection.Timer, attempt: Int) -> ManagerConnection.Timer? {
+        guard machine.awaitsConnect(attempt) else { return deadline }
+        defer { connectDeadline = deadline }
+        return connectDeadline
     }
 
     // MARK: - At-least-once emits

@@ -141,10 +141,16 @@ struct SocketStateMachine: Sendable {
         return connectsSent
     }
 
+    /// Whether CONNECT number `attempt` is the one still awaited.
+    func awaitsConnect(_ attempt: Int) -> Bool {
+        guard attempt == connectsSent, connectRequested, case .connecting = state else { return false }
+        return true
+    }
+
     /// CONNECT number `attempt` had no answer within the connect timeout: `true` when it is still
     /// the one awaited, which is then given up (the namespace is idle, as after a refusal).
     mutating func connectTimedOut(attempt: Int) -> Bool {
-        guard attempt == connectsSent, connectRequested, case .connecting = state else { return false }
+        guard awaitsConnect(attempt) else { return false }
         state = .idle
         pidSent = nil
         connectWithdrawn = true

@@ -76,6 +76,24 @@ import Testing
         await harness.stop()
     }
 
+    /// An answered CONNECT's deadline stops sleeping, whether the answer accepts (`/`) or
+    /// refuses (`/chat`, which wants a token): left to run, each would hold its task for the
+    /// whole `connectTimeout`, thousands in a client whose connections come and go.
+    @Test func anAnsweredConnectLeavesNoDeadlineSleeping() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let clock = ManualClock()
+        let manager = try Self.manager(harness.url, clock)
+        try await withTimeout(30, "connecting /") { try await manager.socket(namespace: "/").connect() }
+        await #expect(throws: SocketIOError.self) {
+            try await withTimeout(30, "the refusal of /chat") { try await manager.socket(namespace: "/chat").connect() }
+        }
+        // The open's timer and both CONNECTs' deadlines were asked for.
+        _ = try await withTimeout(30, "the CONNECTs' timers") { await clock.waitForSleep(3) { $0 == Self.timeout } }
+        #expect(!clock.sleeperDeadlines.contains(Self.timeout), "nothing sleeps until \(Self.timeout): \(clock.sleeperDeadlines)")
+        await manager.close()
+        await harness.stop()
+    }
+
     /// `sio emit --namespace '/?x=1'`: our server reads `?x=1` as a protocol v4 CONNECT query and
     /// answers for `/`, which no socket of this client waits for. It used to hang past
     /// `--connect-timeout`; now it ends when that passes.
