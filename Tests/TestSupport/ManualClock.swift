@@ -82,6 +82,12 @@ public final class ManualClock: Clock, @unchecked Sendable {
         await waitUntil { $0.sleepers.count >= count }
     }
 
+    /// Returns once a task sleeps until `offset` from the clock's start (a timer that may be
+    /// cancelled before its task begins to sleep is awaited this way, not by counting sleeps).
+    public func waitForSleeper(dueAt offset: Duration) async {
+        await waitUntil { $0.sleepers.values.contains { $0.deadline.offset == offset } }
+    }
+
     /// Returns the `occurrence`-th (1-based) sleep duration requested that satisfies `matching`,
     /// waiting until it has been requested.
     public func waitForSleep(_ occurrence: Int, matching: @escaping (Duration) -> Bool) async -> Duration {
