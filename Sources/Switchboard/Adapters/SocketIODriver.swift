@@ -25,6 +25,12 @@ public final class SocketIODriver: ConnectionDriver {
         /// Where events go while open; `nil` once closed (so a close is reported once, and our
         /// own close not at all).
         var onEvent: (@Sendable (DriverEvent) -> Void)?
+        /// Whether the socket connected since `onEvent` was set (its `connect` listener ran, or
+        /// `open` saw `connect()` return). Listeners run in order, and a session's `disconnect`
+        /// comes after its `connect`; one that comes before is an earlier session's, reported
+        /// late (the one ``suspend()`` closed, whose listener ran only once `open` had begun
+        /// again): it must not end the new one and silence its events.
+        var connectedSinceOpen = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -70,6 +76,9 @@ public final class SocketIODriver: ConnectionDriver {
             } else {
                 self?.report(.event(event.name, payload))
             }
+        }
+        socket.on("connect") { [weak self] _ in
+            self?.state.withLockedValue { $0.connectedSinceOpen = true }
         }
         socket.on("disconnect") { [weak self] event in
             self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")
@@ -126,7 +135,10 @@ public final class SocketIODriver: ConnectionDriver {
 
     /// Connects the namespace (the manager's Engine.IO session first, when it is not open) and returns once connected.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
-        state.withLockedValue { $0.onEvent = onEvent }
+        state.withLockedValue { state in
+            state.onEvent = onEvent
+            state.connectedSinceOpen = false
+        }
         // After a suspension the manager opens again only when told (it reconnects at once).
         manager.resume()
         do {
@@ -135,6 +147,10 @@ public final class SocketIODriver: ConnectionDriver {
             state.withLockedValue { $0.onEvent = nil }
             throw ConnectionError.connectFailed(error.description)
         }
+        // Connected, maybe before this open (another namespace's driver reopened a shared
+        // session): that session's end is this open's to report. A late report of an earlier
+        // one finds the socket connected, and is dropped for that.
+        state.withLockedValue { $0.connectedSinceOpen = true }
     }
 
     /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:
@@ -215,10 +231,12 @@ public final class SocketIODriver: ConnectionDriver {
     }
 
     /// The socket left its namespace. Our own close is not reported (it cleared `onEvent`, and
-    /// its reason is `io client disconnect`); neither is a late report once connected again.
+    /// its reason is `io client disconnect`); neither is a late report of an earlier session
+    /// (see `connectedSinceOpen`), nor one once connected again.
     private func disconnected(reason: String) {
         guard reason != DisconnectReason.ioClientDisconnect.description, !socket.connected else { return }
-        let onEvent = state.withLockedValue { state in
+        let onEvent = state.withLockedValue { state -> (@Sendable (DriverEvent) -> Void)? in
+            guard state.connectedSinceOpen else { return nil }
             defer { state.onEvent = nil }
             return state.onEvent
         }
