@@ -16,20 +16,32 @@ import Testing
         #expect(target.register(7) == true, "the operation cancels its value itself")
     }
 
-    @Test func aRealTaskCancelledWhileTheOperationRegistersCancelsItOnce() async {
+    // A side that missed the cancellation would leave the task waiting: the time limit fails it.
+    @Test(.timeLimit(.minutes(1)))
+    func aRealTaskCancelledWhileTheOperationRegistersCancelsItOnce() async {
         // Each iteration races the registration against the cancellation; whichever order
-        // happens, the value is cancelled exactly once. The operation stays until the task is
-        // cancelled, so the cancellation always falls within it.
+        // happens, the value is cancelled exactly once. As in the library, the operation waits
+        // until its value is cancelled (here, a continuation resumed by whichever side sees the
+        // cancellation), so the cancellation always falls within it. (An operation that ended on
+        // its own by polling `Task.isCancelled` could see the flag and return before the handler
+        // ran; once, under TSan, neither side then counted.)
         for _ in 0..<200 {
-            let target = CancellationTarget<Int>()
+            let target = CancellationTarget<CheckedContinuation<Void, Never>>()
             let cancelled = Counter()
             let task = Task {
                 await withTaskCancellationHandler {
                     await Task.yield()
-                    if target.register(1) { cancelled.add() }
-                    while !Task.isCancelled { await Task.yield() }
+                    await withCheckedContinuation { continuation in
+                        if target.register(continuation) {
+                            cancelled.add()
+                            continuation.resume()
+                        }
+                    }
                 } onCancel: {
-                    if target.cancel() != nil { cancelled.add() }
+                    if let continuation = target.cancel() {
+                        cancelled.add()
+                        continuation.resume()
+                    }
                 }
             }
             task.cancel()
