@@ -151,6 +151,10 @@ public final class SocketIODriver: ConnectionDriver {
         // session): that session's end is this open's to report. A late report of an earlier
         // one finds the socket connected, and is dropped for that.
         state.withLockedValue { $0.connectedSinceOpen = true }
+        // The events that came with the CONNECT (a recovered session's missed ones, which the
+        // server sends first) wait on the handler executor: through `onEvent` before the open
+        // is reported, so a connection is `connected` only once they were delivered.
+        await withCheckedContinuation { delivered in manager.runOnHandlerExecutor { delivered.resume() } }
     }
 
     /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:
@@ -173,7 +177,7 @@ public final class SocketIODriver: ConnectionDriver {
     }
 
     /// Whether the last connect resumed the server's session (connection state recovery): the
-    /// events the server sent meanwhile came through before ``open(onEvent:)`` returned.
+    /// events the server sent meanwhile came through `onEvent` before ``open(onEvent:)`` returned.
     /// `false` when the server started a new session (or does not enable recovery).
     public var recovered: Bool? { socket.recovered }
 

@@ -7,12 +7,14 @@ import SwitchboardTestSupport
 import Testing
 @testable import Switchboard
 
-/// A suspended session's `disconnect` reaches the driver's listener late, on the handler
-/// executor, when the machine is busy: after the next `open` began. It belongs to the earlier
-/// session and must neither end the new one nor silence its events (`AppLifecycleTests` lost
-/// every recovered event this way, beside CPU hogs).
+/// The driver's listeners run on the handler executor, which may be behind: a suspension and
+/// the next `open` still keep the sessions apart, and a recovered session's missed events come
+/// through before `open` returns.
 @Suite(.timeLimit(.minutes(1)))
 struct SocketIODriverSuspendTests {
+    /// A suspended session's `disconnect` reaches the driver's listener late, after the next
+    /// `open` began. It belongs to the earlier session and must neither end the new one nor
+    /// silence its events (`AppLifecycleTests` lost every recovered event this way, beside CPU hogs).
     @Test func aLateDisconnectOfTheSuspendedSessionLeavesTheNextOpenListening() async throws {
         let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
         let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: silent)
@@ -60,6 +62,62 @@ struct SocketIODriverSuspendTests {
             Issue.record("the new session's first event is \(first), not poked: the late disconnect ended it")
             return
         }
+        await driver.close()
+        await running.stop()
+    }
+
+    /// `recovered == true` promises the missed events were delivered: the open that recovers
+    /// returns only once they went through `onEvent`, however far behind the executor is.
+    @Test func aRecoveredOpenReturnsOnceTheMissedEventsWereDelivered() async throws {
+        let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+        var serverConfiguration = SocketIOServer.Configuration()
+        serverConfiguration.recovery = .enabled()
+        let server = SocketIOServer(configuration: serverConfiguration, logger: silent)
+        server.namespace("/").onConnection { _ in }
+        let left = AsyncStream<Void>.makeStream()
+        server.onConnectionEvent { event in
+            if case .socketDisconnected = event { left.continuation.yield() }
+        }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+        var configuration = ConnectionConfiguration(url: running.url)
+        configuration.transport = .webSocketOnly
+        let driver = try SocketIODriver(configuration: configuration)
+        let received = NIOLockedValueBox<[JSONValue]>([])
+        let (events, sink) = AsyncStream.makeStream(of: Void.self)
+        let onEvent: @Sendable (DriverEvent) -> Void = { event in
+            guard case .event("n", let value) = event else { return }
+            received.withLockedValue { $0.append(value) }
+            sink.yield()
+        }
+        try await withTimeout(10, "first open") { try await driver.open(onEvent: onEvent) }
+        server.namespace("/").emit("n", -1)
+        _ = try await events.first(1, within: 10, "the first event (an offset to resume from)")
+
+        await driver.suspend()
+        _ = try await left.stream.first(1, within: 10, "the server seeing the session leave")
+        for number in 0..<100 { server.namespace("/").emit("n", .number(Double(number))) }
+
+        // Hold the handler executor until the socket connected again: the missed events, which
+        // arrived with the CONNECT, wait behind this.
+        let held = DispatchSemaphore(value: 0)
+        let holding = Gate()
+        driver.manager.runOnHandlerExecutor {
+            holding.open()
+            held.wait()
+        }
+        await holding.wait()
+        let statuses = driver.socket.statusChanges
+        let reopen = Task {
+            try await driver.open(onEvent: onEvent)
+            return received.withLockedValue { $0 }
+        }
+        _ = try await statuses.firstMatch(within: 10, "connected again") { status in
+            if case .connected = status { true } else { false }
+        }
+        held.signal()
+        let atReturn = try await withTimeout(10, "the second open") { try await reopen.value }
+        #expect(driver.recovered == true, "the server kept the session")
+        #expect(atReturn == [-1] + (0..<100).map { .number(Double($0)) }, "every missed event, once, in order, before open returned")
         await driver.close()
         await running.stop()
     }
