@@ -151,10 +151,12 @@ public final class SocketIODriver: ConnectionDriver {
         // session): that session's end is this open's to report. A late report of an earlier
         // one finds the socket connected, and is dropped for that.
         state.withLockedValue { $0.connectedSinceOpen = true }
-        // The events that came with the CONNECT (a recovered session's missed ones, which the
-        // server sends first) wait on the handler executor: through `onEvent` before the open
-        // is reported, so a connection is `connected` only once they were delivered.
-        await withCheckedContinuation { delivered in manager.runOnHandlerExecutor { delivered.resume() } }
+        // A recovered session's missed events (the server sends them before its CONNECT) wait on
+        // the handler executor: through `onEvent` before the open is reported, so a connection
+        // is `connected` only once they were delivered. (A new session has none: no hop.)
+        if socket.recovered == true {
+            await withCheckedContinuation { delivered in manager.runOnHandlerExecutor { delivered.resume() } }
+        }
     }
 
     /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:
