@@ -25,9 +25,10 @@ public protocol ConnectionDriver: Sendable {
     /// Sends one event and waits for its reply, at most `timeout`.
     func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
     /// After a successful ``open(onEvent:)``: whether the server resumed the previous session,
-    /// having replayed (through `onEvent`, before `open` returned) the events sent while the
-    /// transport was down; `false` when it started a new one; `nil` when the transport has no
-    /// session recovery. The default is `nil`.
+    /// replaying through `onEvent` the events sent while the transport was down, ahead of newer
+    /// ones (before `open` returns where the driver can tell, as ``SocketIODriver`` does);
+    /// `false` when it started a new one; `nil` when the transport has no session recovery.
+    /// The default is `nil`.
     var recovered: Bool? { get }
     /// The transport carrying messages now, for a status display (`"websocket"`, `"polling"`,
     /// `"Socket.IO"` for a failover channel, …); `nil` while closed or when the driver does not say. The default is `nil`.
