@@ -31,26 +31,17 @@ struct SocketIODriverSuspendTests {
         }
         let running = try await server.start(host: "127.0.0.1", port: 0)
         defer { admit.open() }
-        var configuration = ConnectionConfiguration(url: running.url)
-        configuration.transport = .webSocketOnly
-        let driver = try SocketIODriver(configuration: configuration)
+        let driver = try Self.driver(for: running)
         try await withTimeout(10, "first open") { try await driver.open { _ in } }
 
-        // Hold the handler executor (a serial queue): the suspended session's `disconnect`
-        // listener waits behind this.
-        let held = DispatchSemaphore(value: 0)
-        let holding = Gate()
-        driver.manager.runOnHandlerExecutor {
-            holding.open()
-            held.wait()
-        }
-        await holding.wait()
+        // The suspended session's `disconnect` listener waits behind this.
+        let release = await Self.holdHandlers(of: driver)
         await driver.suspend()
 
         let (events, sink) = AsyncStream.makeStream(of: DriverEvent.self)
         let secondOpen = Task { try await driver.open { sink.yield($0) } }
         try await withTimeout(10, "the server hears the second CONNECT") { await arrived.wait() }
-        held.signal()
+        release()
         // Everything queued so far, the late `disconnect` among it, has run.
         await withCheckedContinuation { done in driver.manager.runOnHandlerExecutor { done.resume() } }
         admit.open()
@@ -79,9 +70,7 @@ struct SocketIODriverSuspendTests {
             if case .socketDisconnected = event { left.continuation.yield() }
         }
         let running = try await server.start(host: "127.0.0.1", port: 0)
-        var configuration = ConnectionConfiguration(url: running.url)
-        configuration.transport = .webSocketOnly
-        let driver = try SocketIODriver(configuration: configuration)
+        let driver = try Self.driver(for: running)
         let received = NIOLockedValueBox<[JSONValue]>([])
         let (events, sink) = AsyncStream.makeStream(of: Void.self)
         let onEvent: @Sendable (DriverEvent) -> Void = { event in
@@ -97,15 +86,9 @@ struct SocketIODriverSuspendTests {
         _ = try await left.stream.first(1, within: 10, "the server seeing the session leave")
         for number in 0..<100 { server.namespace("/").emit("n", .number(Double(number))) }
 
-        // Hold the handler executor until the socket connected again: the missed events, which
-        // arrived with the CONNECT, wait behind this.
-        let held = DispatchSemaphore(value: 0)
-        let holding = Gate()
-        driver.manager.runOnHandlerExecutor {
-            holding.open()
-            held.wait()
-        }
-        await holding.wait()
+        // Until the socket connected again: the missed events, which arrived with the CONNECT,
+        // wait behind this.
+        let release = await Self.holdHandlers(of: driver)
         let statuses = driver.socket.statusChanges
         let reopen = Task {
             try await driver.open(onEvent: onEvent)
@@ -114,11 +97,30 @@ struct SocketIODriverSuspendTests {
         _ = try await statuses.firstMatch(within: 10, "connected again") { status in
             if case .connected = status { true } else { false }
         }
-        held.signal()
+        release()
         let atReturn = try await withTimeout(10, "the second open") { try await reopen.value }
         #expect(driver.recovered == true, "the server kept the session")
         #expect(atReturn == [-1] + (0..<100).map { .number(Double($0)) }, "every missed event, once, in order, before open returned")
         await driver.close()
         await running.stop()
+    }
+
+    static func driver(for running: RunningServer) throws -> SocketIODriver {
+        var configuration = ConnectionConfiguration(url: running.url)
+        configuration.transport = .webSocketOnly
+        return try SocketIODriver(configuration: configuration)
+    }
+
+    /// Holds `driver`'s handler executor (a serial queue) until the returned function is called:
+    /// listener work queued meanwhile waits behind it.
+    static func holdHandlers(of driver: SocketIODriver) async -> @Sendable () -> Void {
+        let held = DispatchSemaphore(value: 0)
+        let holding = Gate()
+        driver.manager.runOnHandlerExecutor {
+            holding.open()
+            held.wait()
+        }
+        await holding.wait()
+        return { held.signal() }
     }
 }
