@@ -36,6 +36,11 @@ final class HandlerBursts: Sendable {
         eventLoop.execute { self.handOver() }
     }
 
+    /// Returns once everything given before ran.
+    func drained() async {
+        await withCheckedContinuation { done in run { done.resume() } }
+    }
+
     private func handOver() {
         let work = pending.withLockedValue { batch in
             defer { batch = Batch() }

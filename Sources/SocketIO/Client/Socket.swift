@@ -66,7 +66,8 @@ public final class Socket: Sendable {
         connection.startConnecting()
     }
 
-    /// Connects the namespace and waits until the server accepts it.
+    /// Connects the namespace and waits until the server accepts it. When the server restored
+    /// the session (``recovered``), the events it replayed ran through the listeners first.
     ///
     /// With reconnection on (the default) this waits across attempts, as socket.io's client does:
     /// each failed attempt is a `connect_error` event and the manager retries with backoff.
@@ -79,6 +80,9 @@ public final class Socket: Sendable {
     ///   the calling task is cancelled.
     public func connect() async throws(SocketIOError) {
         try await connection.connect()
+        // The server sends the missed events before its CONNECT reply; they were handed to the
+        // executor before the connect was settled: a caller reads its state after they ran.
+        if recovered { await connection.manager.handlers.drained() }
     }
 
     /// Leaves the namespace (`io client disconnect`); pending acks fail, buffered emits are dropped

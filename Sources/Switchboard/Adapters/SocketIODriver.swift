@@ -133,7 +133,8 @@ public final class SocketIODriver: ConnectionDriver {
         }
     }
 
-    /// Connects the namespace (the manager's Engine.IO session first, when it is not open) and returns once connected.
+    /// Connects the namespace (the manager's Engine.IO session first, when it is not open) and
+    /// returns once connected; a recovered session's missed events came through `onEvent` first.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
         state.withLockedValue { state in
             state.onEvent = onEvent
@@ -151,12 +152,6 @@ public final class SocketIODriver: ConnectionDriver {
         // session): that session's end is this open's to report. A late report of an earlier
         // one finds the socket connected, and is dropped for that.
         state.withLockedValue { $0.connectedSinceOpen = true }
-        // A recovered session's missed events (the server sends them before its CONNECT) wait on
-        // the handler executor: through `onEvent` before the open is reported, so a connection
-        // is `connected` only once they were delivered. (A new session has none: no hop.)
-        if socket.recovered == true {
-            await withCheckedContinuation { delivered in manager.runOnHandlerExecutor { delivered.resume() } }
-        }
     }
 
     /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:

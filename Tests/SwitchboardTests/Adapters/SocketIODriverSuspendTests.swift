@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import SocketIO
@@ -35,7 +34,7 @@ struct SocketIODriverSuspendTests {
         try await withTimeout(10, "first open") { try await driver.open { _ in } }
 
         // The suspended session's `disconnect` listener waits behind this.
-        let release = await Self.holdHandlers(of: driver)
+        let release = await holdExecutor { driver.manager.runOnHandlerExecutor($0) }
         await driver.suspend()
 
         let (events, sink) = AsyncStream.makeStream(of: DriverEvent.self)
@@ -88,7 +87,7 @@ struct SocketIODriverSuspendTests {
 
         // Until the socket connected again: the missed events, which arrived with the CONNECT,
         // wait behind this.
-        let release = await Self.holdHandlers(of: driver)
+        let release = await holdExecutor { driver.manager.runOnHandlerExecutor($0) }
         let statuses = driver.socket.statusChanges
         let reopen = Task {
             try await driver.open(onEvent: onEvent)
@@ -109,18 +108,5 @@ struct SocketIODriverSuspendTests {
         var configuration = ConnectionConfiguration(url: running.url)
         configuration.transport = .webSocketOnly
         return try SocketIODriver(configuration: configuration)
-    }
-
-    /// Holds `driver`'s handler executor (a serial queue) until the returned function is called:
-    /// listener work queued meanwhile waits behind it.
-    static func holdHandlers(of driver: SocketIODriver) async -> @Sendable () -> Void {
-        let held = DispatchSemaphore(value: 0)
-        let holding = Gate()
-        driver.manager.runOnHandlerExecutor {
-            holding.open()
-            held.wait()
-        }
-        await holding.wait()
-        return { held.signal() }
     }
 }
