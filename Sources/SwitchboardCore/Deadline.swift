@@ -15,7 +15,12 @@ extension Timeline {
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = FirstResult<T>()
-        let work = Task { race.resolve(await Result(awaiting: body)) }
+        let bodyEnded = NIOLockedValueBox(false)
+        let work = Task {
+            let outcome = await Result(awaiting: body)
+            bodyEnded.withLockedValue { $0 = true }
+            race.resolve(outcome)
+        }
         let cancelTimer = schedule(limit) { race.resolve(.failure(onDeadline())) }
         let result = await withTaskCancellationHandler {
             await race.value()
@@ -24,6 +29,10 @@ extension Timeline {
         }
         work.cancel()
         cancelTimer()
+        // A body that ended is let go before this returns (its task releases what the body
+        // captured before it completes): the caller's objects are not kept alive behind its
+        // back. A body that did not end is not waited for.
+        if bodyEnded.withLockedValue({ $0 }) { await work.value }
         return try result.get()
     }
 }
