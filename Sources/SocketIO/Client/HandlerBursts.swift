@@ -36,9 +36,24 @@ final class HandlerBursts: Sendable {
         eventLoop.execute { self.handOver() }
     }
 
-    /// Returns once everything given before ran.
+    /// Returns once the work given before, and what the loop is handing over now (the events of
+    /// the read it is processing), ran; or at once when the calling task is cancelled.
     func drained() async {
-        await withCheckedContinuation { done in run { done.resume() } }
+        let waiter = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(nil)
+        let resume: @Sendable () -> Void = { waiter.withLockedValue { $0.take() }?.resume() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { done in
+                waiter.withLockedValue { $0 = done }
+                if Task.isCancelled {
+                    resume()
+                    return
+                }
+                // From the loop: after the read it is processing handed its events over.
+                eventLoop.execute { self.run(resume) }
+            }
+        } onCancel: {
+            resume()
+        }
     }
 
     private func handOver() {

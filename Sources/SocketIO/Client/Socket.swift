@@ -67,7 +67,8 @@ public final class Socket: Sendable {
     }
 
     /// Connects the namespace and waits until the server accepts it. When the server restored
-    /// the session (``recovered``), the events it replayed ran through the listeners first.
+    /// the session (``recovered``), this also waits until the events it replayed ran through the
+    /// listeners on the handler executor (a handler that never returns holds it there).
     ///
     /// With reconnection on (the default) this waits across attempts, as socket.io's client does:
     /// each failed attempt is a `connect_error` event and the manager retries with backoff.
@@ -80,8 +81,8 @@ public final class Socket: Sendable {
     ///   the calling task is cancelled.
     public func connect() async throws(SocketIOError) {
         try await connection.connect()
-        // The server sends the missed events before its CONNECT reply; they were handed to the
-        // executor before the connect was settled: a caller reads its state after they ran.
+        // The server sends the missed events before its CONNECT reply; they go to the executor
+        // before `connect` (as in socket.io's client): a caller reads its state after they ran.
         if recovered { await connection.manager.handlers.drained() }
     }
 

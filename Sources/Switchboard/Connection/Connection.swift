@@ -43,9 +43,9 @@ public protocol Connection: AnyObject, Sendable {
     func events(named event: String) -> AsyncStream<JSONValue>
     /// Whether the last time the connection became ``ConnectionState/connected`` it resumed the
     /// server's session: `true` — the events the server sent during the outage come through
-    /// ``events(named:)`` once each, in order, ahead of newer ones: over Socket.IO before the
-    /// state became `connected`, over a failover channel (whose server resends them after its
-    /// resume) possibly a moment after;
+    /// ``events(named:)`` once each, in order, ahead of newer ones: on a Socket.IO connection
+    /// before the state became `connected`, on a failover channel (whose server resends them
+    /// after its resume) possibly a moment after;
     /// `false` — a new session: what was sent meanwhile is lost, so resynchronise; `nil` — never
     /// connected, or the transport has no session recovery (plain WebSocket, in memory).
     /// Read it when ``stateChanges()`` yields `connected`.

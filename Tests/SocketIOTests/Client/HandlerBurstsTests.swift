@@ -80,4 +80,18 @@ struct HandlerBurstsTests {
         bursts.run { ran.withLockedValue { $0 = true } }
         #expect(ran.withLockedValue { $0 }, "inline is not deferred")
     }
+
+    /// `drained()` waits behind what the executor holds, but not past its caller's cancellation
+    /// (a cancelled `connect()` of a recovered session must not stay behind a stuck handler).
+    @Test func aCancelledDrainReturnsWhileTheExecutorIsHeld() async throws {
+        let bursts = HandlerBursts(executor: .serial(label: "test.drain"), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let release = await holdExecutor { bursts.run($0) }
+        defer { release() }
+        let drain = Task { await bursts.drained() }
+        drain.cancel()
+        try await withTimeout(10, "the cancelled drain") { await drain.value }
+        let ranAfter = NIOLockedValueBox(false)
+        bursts.run { ranAfter.withLockedValue { $0 = true } }
+        #expect(!ranAfter.withLockedValue { $0 }, "the executor is still held: the drain returned on its cancellation")
+    }
 }

@@ -42,6 +42,7 @@ struct RecoveredConnectTests {
         // The executor is held until the socket connected again: the replayed events, handed
         // over with the CONNECT, wait behind this.
         let release = await holdExecutor { manager.runOnHandlerExecutor($0) }
+        defer { release() }
         let statuses = socket.statusChanges
         let reconnect = Task {
             manager.resume()
@@ -51,6 +52,9 @@ struct RecoveredConnectTests {
         _ = try await statuses.firstMatch(within: 10, "connected again") { status in
             if case .connected = status { true } else { false }
         }
+        // Without the wait in `connect()`, the reconnect task reads `applied` as soon as the
+        // CONNECT is settled, while the executor is still held: it sees `[-1]` (as every run did
+        // with the wait removed; a very late reader could see more).
         release()
         let atReturn = try await withTimeout(10, "connect after the resume") { try await reconnect.value }
         #expect(socket.recovered, "the server kept the session")
