@@ -6,7 +6,9 @@ public import SocketIOProtocol
 /// transport switches; ``send(_:_:)`` reaches the client once, in order, whenever it is connected
 /// within the channel's expiry.
 ///
-/// Handlers run one at a time, in arrival order.
+/// Handlers run one at a time, in arrival order. A handler may use its channel (answer with
+/// ``send(_:_:)``): when the server forgets the channel (it expired, or a full table made room
+/// for a new one) the handlers are dropped, and with them what they hold.
 public final class ReliableChannel: Sendable {
     typealias Handler = @Sendable (JSONValue) async throws -> [JSONValue]
 
@@ -67,5 +69,11 @@ public final class ReliableChannel: Sendable {
 
     func handler(for event: String) -> Handler? {
         handlers.withLockedValue { $0[event] }
+    }
+
+    /// The server forgot the channel: its handlers go (and what they captured, this channel too).
+    func release() {
+        var dropped: [String: Handler] = [:]
+        handlers.withLockedValue { swap(&$0, &dropped) }  // freed on return, outside the lock
     }
 }

@@ -4,6 +4,10 @@ package import SocketIOProtocol
 /// The server's reliable channels (SPEC.md part E), as a value type: per channel id, the
 /// sequence state of both directions, which survives the client moving from one transport to
 /// the other and back; bounded in number and in time (a channel no transport carries expires).
+/// When the table is full, a new channel takes the place of the one detached longest ago (whose
+/// client, if it ever comes back, starts a new channel): only channels that transports carry
+/// count against new ones, so clients that close their channels cannot fill the table for the
+/// length of the expiry.
 ///
 /// The owner (the channel endpoint) holds it under a lock and passes the time in; nothing here
 /// does I/O. `Message` is what the server sends on a channel (an `Envelope` in production).
@@ -16,7 +20,7 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         /// A resume from `received` > 0 for a channel this server does not hold (it expired, or
         /// another server had it): the client must start a new channel and resynchronise.
         case unknownChannel(String)
-        /// The most channels are open already.
+        /// The most channels are open already, every one of them carried by a transport.
         case tooManyChannels(Int)
         /// The client's resume point does not fit the channel's state.
         case invalidResume(ReliableChannelError)
@@ -67,6 +71,8 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         package var previousAttachment: Int?
         /// The channels that expired before this resume (``expire(now:)``), forgotten now.
         package var expired: [String] = []
+        /// The detached channel this new one took the place of in a full table, forgotten now.
+        package var evicted: String?
     }
 
     /// A client opened (`received` 0) or resumed channel `id` on transport `attachment`.
@@ -74,12 +80,16 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         let expired = expire(now: now)
         guard var channel = channels[id] else {
             guard received == 0 else { throw .unknownChannel(id) }
-            guard channels.count < maxChannels else { throw .tooManyChannels(maxChannels) }
+            var evicted: String?
+            if channels.count >= maxChannels {
+                guard let oldest = evictOldestDetached() else { throw .tooManyChannels(maxChannels) }
+                evicted = oldest
+            }
             var fresh = Channel(sender: ReliableSender(window: window), receiver: ReliableReceiver(), attachment: attachment)
             let point = fresh.receiver.resumePoint()
             channels[id] = fresh
             carried[attachment, default: []].insert(id)
-            return Resumed(received: point, resend: [], previousAttachment: nil, expired: expired)
+            return Resumed(received: point, resend: [], previousAttachment: nil, expired: expired, evicted: evicted)
         }
         let resend: [(seq: UInt64, message: Message)]
         do throws(ReliableChannelError) {
@@ -117,11 +127,31 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         var expired: [String] = []
         while let oldest = detached.first, now - oldest.since > expiry {
             detached.removeFirst()
-            guard let channel = channels[oldest.id], channel.attachment == nil, channel.detachedSince == oldest.since else { continue }
-            channels.removeValue(forKey: oldest.id)
-            expired.append(oldest.id)
+            if forgetIfStillDetached(oldest) { expired.append(oldest.id) }
         }
         return expired
+    }
+
+    /// When the next detached channel is due to expire (it expires just after), if any: the
+    /// owner's one expiry timer is armed for it. It may name a channel resumed since; expiry
+    /// then forgets nothing and the timer is armed for the next.
+    package var nextExpiry: Duration? {
+        detached.first.map { $0.since + expiry }
+    }
+
+    /// Forgets the channel detached longest ago; its id, or nil when transports carry them all.
+    private mutating func evictOldestDetached() -> String? {
+        while let oldest = detached.popFirst() {
+            if forgetIfStillDetached(oldest) { return oldest.id }
+        }
+        return nil
+    }
+
+    /// Forgets the channel of a `detached` entry unless it was resumed (or detached again) since.
+    private mutating func forgetIfStillDetached(_ entry: (id: String, since: Duration)) -> Bool {
+        guard let channel = channels[entry.id], channel.attachment == nil, channel.detachedSince == entry.since else { return false }
+        channels.removeValue(forKey: entry.id)
+        return true
     }
 
     private mutating func uncarry(_ id: String, by attachment: Int) {

@@ -23,7 +23,10 @@ import SwitchboardCore
 /// delivered); the server answers `resumed` (what it has delivered) and sends again what the
 /// client lacks; both sides then number `event`, `request` and `reply` envelopes and acknowledge
 /// them cumulatively with `ack`. A resume on a new transport closes the old one. A channel no
-/// transport carries expires after `expiry`; a resume for it is refused (`error`, then close).
+/// transport carries expires after `expiry`; a resume for it gets an `error` saying so, and the
+/// client starts a new channel. At most `maxChannels` are held: when that many are, a new channel
+/// takes the place of the one no transport has carried for the longest, and only when every one
+/// is carried is a new channel refused (`error`, then close).
 /// Bad input — a malformed envelope, a number out of sequence, an acknowledgement of what was
 /// never sent — gets an `error` envelope and closes that transport; other channels carry on.
 ///
@@ -77,7 +80,9 @@ public final class ReliableChannels: Sendable {
     let roomWaits = PendingReplies<Int, Void, ReliableChannelError>()
 
     /// Serves channels on `server`: over Socket.IO at `namespace` at once, over plain WebSocket
-    /// through ``serve(_:)``.
+    /// through ``serve(_:)``. `maxChannels` bounds the channels held (see above), `expiry` how
+    /// long one no transport carries waits for a resume, `window` how many messages each side
+    /// may have unacknowledged.
     public init(
         server: SocketIOServer,
         namespace: String = "/channel",
@@ -105,9 +110,16 @@ public final class ReliableChannels: Sendable {
         }
     }
 
-    /// One input to the machine, under the lock; what it returns is done after.
+    /// One input to the machine, under the lock; what it returns is done after. The channels it
+    /// forgot (expired, or evicted from a full table) drop their handlers here: a handler that
+    /// uses its own channel holds it, so a forgotten channel would otherwise never be freed.
     func transition<T>(_ input: (inout Machine) -> T) -> T {
-        state.withLockedValue(input)
+        let (result, released) = state.withLockedValue { machine in
+            let result = input(&machine)
+            return (result, machine.takeReleased())
+        }
+        for channel in released { channel.release() }
+        return result
     }
 
     /// Called once per new channel, before any of its messages is handled: set its handlers here.
@@ -187,17 +199,18 @@ public final class ReliableChannels: Sendable {
 
     private func detach(_ link: Link) {
         let now = timeline.now()
-        let expiry = transition { machine in
-            machine.detach(link.id, now: now)
-            return machine.table.expiry
-        }
+        let expiryTimer = transition { $0.detach(link.id, now: now) }
         link.inbox.finish()
-        // Expired when due even if no client resumes anything meanwhile (expiry used to wait
-        // for the next resume, so an idle server kept every channel of its last busy minutes).
-        _ = timeline.schedule(expiry + .milliseconds(1)) { [weak self] in
+        if let expiryTimer { armExpiryTimer(after: expiryTimer) }
+    }
+
+    /// Channels expire when due even if no client resumes anything meanwhile (expiry used to
+    /// wait for the next resume, so an idle server kept every channel of its last busy minutes).
+    private func armExpiryTimer(after delay: Duration) {
+        _ = timeline.schedule(delay) { [weak self] in
             guard let self else { return }
             let now = timeline.now()
-            transition { $0.expire(now: now) }
+            if let next = transition({ $0.expiryTimerFired(now: now) }) { armExpiryTimer(after: next) }
         }
     }
 

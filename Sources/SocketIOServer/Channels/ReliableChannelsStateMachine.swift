@@ -7,7 +7,8 @@ import SocketIOProtocol
 /// The owner holds it under its lock and feeds it one input per transition — an envelope from a
 /// link, an app's send, a link attached or detached, a timer that fired — then, with the lock
 /// released, does what the transition returned: writes a link's outbox, closes a link, wakes
-/// senders waiting for room, arms an acknowledgement timer, calls the app's `onChannel`. Nothing
+/// senders waiting for room, arms an acknowledgement timer, calls the app's `onChannel`, releases
+/// what the app held for the channels it forgot (``takeReleased()``). Nothing
 /// here does I/O or reads a clock (the time is passed in).
 ///
 /// `Link` is one transport connection (its send and close, opaque here) and `Channel` what the
@@ -41,6 +42,10 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     private var roomWaits: [String: Set<Int>] = [:]
     private var lastRoomWait = 0
     private var nextRequestID = 0
+    /// Whether the owner's expiry timer is armed.
+    private var expiryTimerArmed = false
+    /// What the app held for channels forgotten since the owner last took them.
+    private var released: [Channel] = []
 
     init(table: ReliableChannelTable<Envelope>) {
         self.table = table
@@ -57,10 +62,12 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     }
 
     /// Transport `link` closed: what waited to be written to it is dropped (numbered messages stay
-    /// with their channel, which waits for a resume until it expires).
-    mutating func detach(_ link: Int, now: Duration) {
+    /// with their channel, which waits for a resume until it expires). Returns the delay after
+    /// which the owner is to call ``expiryTimerFired(now:)``, when that timer is to be armed.
+    mutating func detach(_ link: Int, now: Duration) -> Duration? {
         links.removeValue(forKey: link)
         table.detach(link, now: now)
+        return armExpiryTimer(now: now)
     }
 
     /// The next batch for the drainer of `link`'s outbox, oldest first; `nil` when nothing is
@@ -83,7 +90,37 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     /// Forgets the channels no transport has carried for longer than the table's expiry, and
     /// what the app held for them.
     mutating func expire(now: Duration) {
-        for id in table.expire(now: now) { channels.removeValue(forKey: id) }
+        for id in table.expire(now: now) { forget(id) }
+    }
+
+    /// Forgets what the app held for channel `id`, for the owner to release (``takeReleased()``).
+    private mutating func forget(_ id: String) {
+        if let channel = channels.removeValue(forKey: id) { released.append(channel) }
+    }
+
+    /// What the app held for the channels forgotten since the last call: the owner releases them
+    /// (drops their handlers, which may hold them) after each transition, outside the lock.
+    mutating func takeReleased() -> [Channel] {
+        guard !released.isEmpty else { return [] }
+        defer { released = [] }
+        return released
+    }
+
+    /// The expiry timer fired: forgets what expired and returns the delay to arm it again after,
+    /// when channels still wait to expire.
+    mutating func expiryTimerFired(now: Duration) -> Duration? {
+        expiryTimerArmed = false
+        expire(now: now)
+        return armExpiryTimer(now: now)
+    }
+
+    /// One expiry timer at a time, armed for the channel detached longest ago (a timer for each
+    /// closed transport kept every closure alive for the length of the expiry: memory grew with
+    /// the rate of connections, thousands a second under churn).
+    private mutating func armExpiryTimer(now: Duration) -> Duration? {
+        guard !expiryTimerArmed, let due = table.nextExpiry else { return nil }
+        expiryTimerArmed = true
+        return max(due - now, .zero) + .milliseconds(1)
     }
 
     // MARK: - The app
@@ -195,6 +232,8 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     /// The client on `link` opened (`received` 0) or resumed channel `id`; `fresh` is what the
     /// app will hold for it if it is new.
     mutating func resume(_ id: String, received: UInt64, on link: Int, now: Duration, fresh: () -> Channel) -> ResumeAction {
+        // Expired first, and forgotten here too, whatever the resume leads to.
+        expire(now: now)
         let resumed: ReliableChannelTable<Envelope>.Resumed
         do throws(ReliableChannelTable<Envelope>.Refusal) {
             resumed = try table.resume(id, received: received, on: link, now: now)
@@ -207,7 +246,7 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         let known = channels[id]
         let channel = known ?? fresh()
         channels[id] = channel
-        for expired in resumed.expired { channels.removeValue(forKey: expired) }
+        if let evicted = resumed.evicted { forget(evicted) }
         let replay = resumed.resend.map { $0.message.numbered($0.seq) }
         return .resumed(Resumption(
             drain: queue([.resumed(channel: id, received: resumed.received)] + replay, on: link),

@@ -61,7 +61,7 @@ struct ReliableChannelsStateMachineTests {
 
     @Test func aResumeQueuesResumedBeforeWhatTheClientLacksInOrder() throws {
         var machine = Self.opened()
-        machine.detach(1, now: .seconds(1))
+        _ = machine.detach(1, now: .seconds(1))
         // Sent while no link carries the channel: kept for the next resume.
         for name in ["a", "b", "c"] {
             #expect(try machine.send(.event(name: name, data: nil), on: "c") == nil)
@@ -110,12 +110,81 @@ struct ReliableChannelsStateMachineTests {
 
     @Test func anExpiredChannelIsForgottenWithWhatTheAppHeld() {
         var machine = Self.opened()
-        machine.detach(1, now: .seconds(10))
+        _ = machine.detach(1, now: .seconds(10))
         _ = machine.attach { $0 }
         #expect(machine.channel("c") == "app:c", "within the expiry")
         _ = machine.resume("other", received: 0, on: 2, now: .seconds(131)) { "app:other" }
         #expect(machine.channel("c") == nil)
         #expect(machine.count == 1)
+    }
+
+    /// A resume that is refused still forgets, with what the app held, the channels that expired
+    /// before it (the table forgot them; the app's objects used to stay for good).
+    @Test func aRefusedResumeForgetsWhatExpiredBeforeIt() {
+        var machine = Self.opened()
+        _ = machine.detach(1, now: .seconds(10))
+        _ = machine.attach { $0 }
+        guard case .unknownChannel = machine.resume("gone", received: 3, on: 2, now: .seconds(131), fresh: { "unused" }) else {
+            Issue.record("expected an unknown channel")
+            return
+        }
+        #expect(machine.channel("c") == nil)
+        #expect(machine.count == 0)
+        #expect(machine.takeReleased() == ["app:c"])
+    }
+
+    /// A full table makes room for a new channel by forgetting the one detached longest ago
+    /// (and what the app held for it); it refuses only when every channel is carried.
+    @Test func aFullTableForgetsTheChannelDetachedLongestAgoForANewOne() throws {
+        var machine = Self.machine(maxChannels: 2)
+        for (link, id) in [(1, "a"), (2, "b")] {
+            #expect(machine.attach { $0 } == link)
+            _ = machine.resume(id, received: 0, on: link, now: .zero) { "app:\(id)" }
+        }
+        _ = machine.detach(2, now: .seconds(1))
+        _ = machine.detach(1, now: .seconds(2))
+        _ = machine.attach { $0 }
+        #expect(Self.resumption(machine.resume("c", received: 0, on: 3, now: .seconds(3)) { "app:c" }) != nil)
+        #expect(machine.channel("c") == "app:c")
+        #expect(machine.channel("b") == nil, "b was detached first")
+        #expect(machine.channel("a") == "app:a")
+        #expect(machine.count == 2)
+        #expect(machine.takeReleased() == ["app:b"], "for the owner to release")
+        #expect(machine.takeReleased().isEmpty)
+        // a is resumed: both channels are carried now, so the next new one is refused.
+        _ = machine.attach { $0 }
+        _ = machine.resume("a", received: 0, on: 4, now: .seconds(4)) { "unused" }
+        _ = machine.attach { $0 }
+        guard case .refuse(let message) = machine.resume("d", received: 0, on: 5, now: .seconds(5), fresh: { "app:d" }) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(message == "too many channels (2)")
+    }
+
+    /// One expiry timer at a time, however many transports close: armed for the channel detached
+    /// longest ago, then again for the next one, and not at all when nothing waits to expire.
+    @Test func oneExpiryTimerIsArmedAtATime() {
+        var machine = Self.machine(expiry: .seconds(100))
+        for link in 1...3 {
+            _ = machine.attach { $0 }
+            _ = machine.resume("c\(link)", received: 0, on: link, now: .zero) { "app" }
+        }
+        _ = machine.attach { $0 }  // link 4 never carries a channel
+        #expect(machine.detach(4, now: .seconds(1)) == nil, "nothing to expire")
+        #expect(machine.detach(1, now: .seconds(10)) == .seconds(100) + .milliseconds(1))
+        #expect(machine.detach(2, now: .seconds(20)) == nil, "armed already")
+        #expect(machine.detach(3, now: .seconds(30)) == nil, "armed already")
+        // c1 expires; the timer is armed again for c2, detached at 20 s.
+        #expect(machine.expiryTimerFired(now: .seconds(110) + .milliseconds(1)) == .seconds(10))
+        #expect(machine.channel("c1") == nil && machine.count == 2)
+        #expect(machine.expiryTimerFired(now: .seconds(120) + .milliseconds(1)) == .seconds(10))
+        #expect(machine.expiryTimerFired(now: .seconds(130) + .milliseconds(1)) == nil, "nothing left to expire")
+        #expect(machine.count == 0)
+        // The next detach arms it again.
+        _ = machine.attach { $0 }
+        _ = machine.resume("c5", received: 0, on: 5, now: .seconds(140)) { "app" }
+        #expect(machine.detach(5, now: .seconds(150)) == .seconds(100) + .milliseconds(1))
     }
 
     // MARK: - Sending
@@ -155,7 +224,7 @@ struct ReliableChannelsStateMachineTests {
     @Test func aDetachedLinkDropsItsOutboxAndItsDrainerStops() throws {
         var machine = Self.opened()
         #expect(try machine.send(.event(name: "a", data: nil), on: "c") == 1)
-        machine.detach(1, now: .seconds(1))
+        _ = machine.detach(1, now: .seconds(1))
         #expect(machine.takeOutbound(from: 1) == nil)
         #expect(machine.unacknowledgedCount(of: "c") == 1, "kept for the next resume")
     }
@@ -225,7 +294,7 @@ struct ReliableChannelsStateMachineTests {
         #expect(message == "resume a channel first")
         // Link 2 takes the channel over; link 1's handler task is still at work, then detached.
         _ = machine.resume("c", received: 0, on: 2, now: .zero) { "unused" }
-        machine.detach(1, now: .zero)
+        _ = machine.detach(1, now: .zero)
         guard case .stop = machine.receive(1, on: 1) else {
             Issue.record("expected stop")
             return

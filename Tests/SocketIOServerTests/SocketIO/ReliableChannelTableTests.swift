@@ -81,12 +81,36 @@ struct ReliableChannelTableTests {
         let table = Box(ReliableChannelTable<String>(maxChannels: 2))
         _ = try table.value.resume("a", received: 0, on: 1, now: .zero)
         _ = try table.value.resume("b", received: 0, on: 2, now: .zero)
-        #expect(throws: ReliableChannelTable<String>.Refusal.tooManyChannels(2)) {
+        #expect(throws: ReliableChannelTable<String>.Refusal.tooManyChannels(2), "both are carried") {
             try table.value.resume("c", received: 0, on: 3, now: .zero)
         }
         #expect(throws: ReliableChannelTable<String>.Refusal.invalidResume(.resumeBeyondSent(seq: 5, lastSent: 0))) {
             try table.value.resume("a", received: 5, on: 4, now: .zero)
         }
         #expect(table.value.withChannel("nope") { _ in 1 } == nil, "an unknown channel is nil, not a crash")
+    }
+
+    /// A full table takes a new channel in place of the one detached longest ago, skipping one
+    /// resumed since it was detached; the refusal is for a table whose channels are all carried.
+    @Test func aFullTableEvictsTheChannelDetachedLongestAgo() throws {
+        let table = Box(ReliableChannelTable<String>(maxChannels: 3, expiry: .seconds(100)))
+        for (index, id) in ["a", "b", "c"].enumerated() {
+            _ = try table.value.resume(id, received: 0, on: index + 1, now: .zero)
+        }
+        table.value.detach(1, now: .seconds(1))  // a, resumed below
+        table.value.detach(2, now: .seconds(2))  // b
+        _ = try table.value.resume("a", received: 0, on: 4, now: .seconds(3))
+        #expect(table.value.nextExpiry == .seconds(101), "a's old entry, skipped when due")
+        let d = try table.value.resume("d", received: 0, on: 5, now: .seconds(4))
+        #expect(d.evicted == "b" && d.expired.isEmpty)
+        #expect(Set(table.value.channels.keys) == ["a", "c", "d"])
+        #expect(table.value.nextExpiry == nil, "nothing is detached now")
+        #expect(throws: ReliableChannelTable<String>.Refusal.tooManyChannels(3)) {
+            try table.value.resume("e", received: 0, on: 6, now: .seconds(5))
+        }
+        // b's client comes back: the table lost its channel, so it starts a new one.
+        #expect(throws: ReliableChannelTable<String>.Refusal.unknownChannel("b")) {
+            try table.value.resume("b", received: 1, on: 6, now: .seconds(6))
+        }
     }
 }
