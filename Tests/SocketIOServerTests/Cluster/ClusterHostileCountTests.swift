@@ -27,7 +27,11 @@ import Testing
 
     @Test func clientCountsThatOverflowAreSaturated() async throws {
         let transport = TapTransport()
-        var configuration = SocketIOServer.Configuration()
+        // The broadcast's timeout runs on this clock: it passes when the test says, after the
+        // counts (on the real clock, with a 1 s timeout, a loaded machine once let it pass before
+        // the test saw the publish, so the counts came too late: `expected` nil).
+        let clock = ManualClock()
+        var configuration = SocketIOServer.Configuration(clock: clock)
         configuration.adapter = .cluster(transport)
         let server = SocketIOServer(configuration: configuration)
         let namespace = server.namespace("/")
@@ -40,7 +44,7 @@ import Testing
 
         let broadcast = Task { () -> Result<[JSONValue], BroadcastAckTimeout> in
             do throws(BroadcastAckTimeout) {
-                return .success(try await namespace.all.emitWithAck("question", items: [], timeout: .seconds(1)))
+                return .success(try await namespace.all.emitWithAck("question", items: [], timeout: .seconds(7)))
             } catch {
                 return .failure(error)
             }
@@ -52,6 +56,10 @@ import Testing
         for count in [1 << 62, (1 << 62) + (1 << 61)] {  // exact as JSON numbers, their sum past Int.max
             deliver(ClusterMessage(uid: "hostile", namespace: "/", payload: .broadcastClientCount(requestId: requestId, count: count)))
         }
+        // Both counts were applied as they were delivered; now the timeout passes, once the
+        // broadcast's two timers (the cluster's listener and the gathering) wait for it.
+        _ = try await withTimeout(10, "the broadcast's timers") { await clock.waitForSleep(2) { $0 == .seconds(7) } }
+        clock.advance(by: .seconds(8))
         let outcome = try await withTimeout(30, "the broadcast timing out") { await broadcast.value }
         guard case .failure(let timeout) = outcome else {
             Issue.record("the broadcast finished: \(outcome)")

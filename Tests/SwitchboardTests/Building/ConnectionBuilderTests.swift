@@ -72,7 +72,7 @@ struct ConnectionBuilderTests {
     }
 
     @Test func aLeaseFromTheBuilderIsPooled() async throws {
-        let manager = ConnectionManager(factory: .inMemory(InMemoryServer()), clock: ManualClock())
+        let manager = ConnectionManager(factory: .inMemory(InMemoryServer()), clock: ManualClock(), networkMonitor: nil)
         let builder = ConnectionBuilder().url(testURL).namespace("/orders")
         let first = try await builder.lease(in: manager)
         let second = try await builder.lease(in: manager)

@@ -14,7 +14,7 @@ enum PlatformScenarios {
         // Below the ephemeral range, so no other test's server takes it while this one is down.
         let first = try await TestPorts.start { try await backend.start($0) }
         let clock = ManualClock()  // the keeper's interval: the test says when it passes
-        let manager = ConnectionManager(factory: backend.factory(), clock: clock, scanInterval: .seconds(2))
+        let manager = ConnectionManager(factory: backend.factory(), clock: clock, scanInterval: .seconds(2), networkMonitor: nil)
         var configuration = ConnectionConfiguration(url: first.url)
         // Over polling, an attempt while the server is down fails only at this timeout (the HTTP
         // client retries refused connections until then).

@@ -17,7 +17,10 @@ struct ConnectionKeeperTests {
 
         init(rules: [any ConnectionRule] = ConnectionKeeper.defaultRules) {
             factory = CountingFactory(server: server)
-            manager = ConnectionManager(factory: factory, clock: clock, rules: rules, scanInterval: .seconds(2))
+            manager = ConnectionManager(
+                factory: factory, clock: clock, rules: rules, scanInterval: .seconds(2),
+                networkMonitor: nil  // the host's path changes (other tests' links) would scan out of turn
+            )
         }
 
         var keeper: ConnectionKeeper { manager.keeper }

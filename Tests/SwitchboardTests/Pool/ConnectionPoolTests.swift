@@ -52,7 +52,7 @@ struct ConnectionPoolTests {
 
     @Test func aThousandConcurrentLeasesForTenKeysMakeExactlyTenConnections() async throws {
         let factory = CountingFactory()
-        let manager = ConnectionManager(factory: factory, clock: ManualClock())
+        let manager = ConnectionManager(factory: factory, clock: ManualClock(), networkMonitor: nil)
         let configurations = (0..<10).map { ConnectionConfiguration(url: testURL, namespace: "/n\($0)") }
         let leases = try await withTimeout(60, "1,000 leases") {
             try await withThrowingTaskGroup(of: ConnectionLease.self) { group in
@@ -99,7 +99,7 @@ struct ConnectionPoolTests {
     }
 
     @Test func releasingALeaseTwiceCountsOnceAndDroppingOneReleasesIt() async throws {
-        let manager = ConnectionManager(factory: CountingFactory(), clock: ManualClock())
+        let manager = ConnectionManager(factory: CountingFactory(), clock: ManualClock(), networkMonitor: nil)
         let configuration = ConnectionConfiguration(url: testURL)
         let kept = try await manager.lease(configuration)
         let id = kept.connection.id
