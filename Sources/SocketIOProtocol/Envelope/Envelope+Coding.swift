@@ -44,8 +44,6 @@ extension Envelope {
             JSONWriter.append(#","channel":"#, to: &buffer)
             JSONWriter.writeString(channel, to: &buffer)
             Self.writeMember("received", received, to: &buffer)
-        case .end:
-            break
         }
         buffer.append(JSONByte.closeBrace)
     }
@@ -76,8 +74,6 @@ extension Envelope {
         case .resume(let channel, let received), .resumed(let channel, let received):
             object["channel"] = .string(channel)
             object["received"] = .number(Double(received))
-        case .end:
-            break
         }
         return .object(object)
     }
@@ -144,8 +140,6 @@ extension Envelope {
             self = .resume(channel: try fields.channel(), received: try fields.integer("received"))
         case "resumed":
             self = .resumed(channel: try fields.channel(), received: try fields.integer("received"))
-        case "end":
-            self = .end
         default:
             throw .unknownType(type)
         }

@@ -13,7 +13,6 @@
 /// | `ack` | `seq` | the receiver holds every message up to and including `seq` |
 /// | `resume` | `channel`, `received` | open (`received` 0) or resume reliable channel `channel` on this transport; the sender has delivered every message up to `received` |
 /// | `resumed` | `channel`, `received` | the answer to `resume`: the channel is here; its side has delivered up to `received` |
-/// | `end` | — | the client closes the channel this transport carries for good: no resume will come |
 ///
 /// A reliable channel (SPEC.md part E) numbers its `event`, `request` and `reply` envelopes with
 /// `seq` (1, 2, … per direction, across transports) and acknowledges with `ack`; after a
@@ -55,10 +54,6 @@ public enum Envelope: Sendable, Hashable {
     /// The answer to ``resume(channel:received:)``: the channel is on this transport, and this
     /// side has delivered up to `received`.
     case resumed(channel: String, received: UInt64)
-    /// The client closes the channel this transport carries for good, after the messages it sent
-    /// before: no resume will come, so the server forgets the channel at once instead of keeping
-    /// it for its expiry.
-    case end
 
     /// The `type` member's value.
     public var type: String {
@@ -70,7 +65,6 @@ public enum Envelope: Sendable, Hashable {
         case .ack: "ack"
         case .resume: "resume"
         case .resumed: "resumed"
-        case .end: "end"
         }
     }
 

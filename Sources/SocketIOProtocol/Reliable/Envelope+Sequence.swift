@@ -1,10 +1,10 @@
 extension Envelope {
     /// The envelope's sequence number on a reliable channel: `event`, `request` and `reply`
-    /// carry one; the channel's own envelopes (`ack`, `resume`, `resumed`, `end`, `error`) do not.
+    /// carry one; the channel's own envelopes (`ack`, `resume`, `resumed`, `error`) do not.
     public var seq: UInt64? {
         switch self {
         case .event(_, _, let seq), .request(_, _, _, let seq), .reply(_, _, let seq): seq
-        case .error, .ack, .resume, .resumed, .end: nil
+        case .error, .ack, .resume, .resumed: nil
         }
     }
 
@@ -14,7 +14,7 @@ extension Envelope {
         case .event(let name, let data, _): .event(name: name, data: data, seq: seq)
         case .request(let name, let data, let id, _): .request(name: name, data: data, id: id, seq: seq)
         case .reply(let id, let data, _): .reply(id: id, data: data, seq: seq)
-        case .error, .ack, .resume, .resumed, .end: self
+        case .error, .ack, .resume, .resumed: self
         }
     }
 }

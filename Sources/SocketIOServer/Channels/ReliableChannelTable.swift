@@ -42,9 +42,6 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         package var attachment: Int?
         /// Since when no transport carries it.
         package var detachedSince: Duration?
-        /// The client sent `end` on the transport carrying it: forgotten when that is handled
-        /// (``end(_:)``) or when the transport closes, whichever comes first.
-        package var ending = false
     }
 
     /// The most channels held at once.
@@ -104,7 +101,6 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         if let previous { uncarry(id, by: previous) }
         channel.attachment = attachment
         channel.detachedSince = nil
-        channel.ending = false
         carried[attachment, default: []].insert(id)
         let point = channel.receiver.resumePoint()
         channels[id] = channel
@@ -112,36 +108,12 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
     }
 
     /// Transport `attachment` closed: the channels it carried wait for a resume until they expire.
-    /// Returns the channels it carried that the client was ending, forgotten now.
-    @discardableResult
-    package mutating func detach(_ attachment: Int, now: Duration) -> [String] {
-        var ended: [String] = []
+    package mutating func detach(_ attachment: Int, now: Duration) {
         for id in carried.removeValue(forKey: attachment) ?? [] where channels[id]?.attachment == attachment {
-            if channels[id]?.ending == true {
-                channels.removeValue(forKey: id)
-                ended.append(id)
-                continue
-            }
             channels[id]?.attachment = nil
             channels[id]?.detachedSince = now
             detached.append((id, now))
         }
-        return ended
-    }
-
-    /// The client sent `end` on transport `attachment`: its channel is marked ending.
-    package mutating func markEnding(_ attachment: Int) {
-        guard let id = channel(carriedBy: attachment) else { return }
-        channels[id]?.ending = true
-    }
-
-    /// The client ended the channel transport `attachment` carries: forgotten at once (its id
-    /// returned), the transport carrying nothing from now on.
-    package mutating func end(_ attachment: Int) -> String? {
-        guard let id = channel(carriedBy: attachment) else { return nil }
-        uncarry(id, by: attachment)
-        channels.removeValue(forKey: id)
-        return id
     }
 
     /// The channel transport `attachment` carries, if any.

@@ -17,10 +17,7 @@ extension ReliableChannels {
                 wake(tokens)
                 return true
             }
-        case .event, .request, .reply, .end:
-            // The end too, so that the messages sent before it are handled first; marked now,
-            // so that the channel goes with the transport if that closes first.
-            if case .end = envelope { transition { $0.endRequested(on: link.id) } }
+        case .event, .request, .reply:
             switch link.inbox.yield(envelope) {
             case .enqueued:
                 return true
@@ -70,13 +67,8 @@ extension ReliableChannels {
         }
     }
 
-    /// Runs one event, request or reply from `link`'s inbox, then has it acknowledged; or, for
-    /// the client's `end`, forgets the channel the link carries.
+    /// Runs one event, request or reply from `link`'s inbox, then has it acknowledged.
     func deliver(_ envelope: Envelope, on link: Link) async -> Bool {
-        if case .end = envelope {
-            wake(transition { $0.end(on: link.id) })
-            return true
-        }
         guard let seq = envelope.seq else {
             refuse(link, "a message on a channel needs its seq")
             return false
@@ -140,7 +132,7 @@ extension ReliableChannels {
         case .reply(let requestID, let values, _):
             requests.settle(RequestKey(channel: id, id: requestID), with: .success(values))
             return nil
-        case .error, .ack, .resume, .resumed, .end:
+        case .error, .ack, .resume, .resumed:
             return nil
         }
     }

@@ -22,11 +22,9 @@ import SwitchboardCore
 /// The channel protocol, on both transports: the client sends `resume` (channel id, what it has
 /// delivered); the server answers `resumed` (what it has delivered) and sends again what the
 /// client lacks; both sides then number `event`, `request` and `reply` envelopes and acknowledge
-/// them cumulatively with `ack`. A resume on a new transport closes the old one. A client that
-/// closes its channel for good sends `end`: the channel is forgotten once the messages before
-/// it are handled (or with its transport, if that closes first). A channel no transport carries
-/// otherwise expires after `expiry`; a resume for it gets an `error` saying so, and the client
-/// starts a new channel. At most `maxChannels` are held: when that many are, a new channel
+/// them cumulatively with `ack`. A resume on a new transport closes the old one. A channel no
+/// transport carries expires after `expiry`; a resume for it gets an `error` saying so, and the
+/// client starts a new channel. At most `maxChannels` are held: when that many are, a new channel
 /// takes the place of the one no transport has carried for the longest, and only when every one
 /// is carried is a new channel refused (`error`, then close).
 /// Bad input — a malformed envelope, a number out of sequence, an acknowledgement of what was

@@ -66,7 +66,7 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     /// which the owner is to call ``expiryTimerFired(now:)``, when that timer is to be armed.
     mutating func detach(_ link: Int, now: Duration) -> Duration? {
         links.removeValue(forKey: link)
-        for ended in table.detach(link, now: now) { forget(ended) }
+        table.detach(link, now: now)
         return armExpiryTimer(now: now)
     }
 
@@ -254,20 +254,6 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
             wake: wakeRoomWaits(on: id),
             announce: known == nil ? onChannel.map { (channel, $0) } : nil
         ))
-    }
-
-    /// The client's `end` came on `link`: the channel is forgotten once the messages before the
-    /// end are handled (``end(on:)``), or when the link closes if that comes first.
-    mutating func endRequested(on link: Int) {
-        table.markEnding(link)
-    }
-
-    /// The client on `link` ended its channel: forgets it, with what the app held. Returns the
-    /// senders waiting for room in its window, to wake (they find it gone).
-    mutating func end(on link: Int) -> [Int] {
-        guard let id = table.end(link) else { return [] }
-        forget(id)
-        return wakeRoomWaits(on: id)
     }
 
     /// What an acknowledgement leads to.

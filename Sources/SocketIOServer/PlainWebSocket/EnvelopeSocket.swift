@@ -105,9 +105,8 @@ public final class EnvelopeSocket: Sendable {
             } catch {
                 send(.error(id: id, message: "\(error)"))
             }
-        case .reply, .error, .ack, .end:
-            // This socket sends no requests, numbers nothing and carries no channel: nothing to
-            // settle or end.
+        case .reply, .error, .ack:
+            // This socket sends no requests and numbers nothing, so there is nothing to settle.
             return
         case .resume(let channel, _), .resumed(let channel, _):
             // Reliable channels are not served on this endpoint (yet: issue 16).

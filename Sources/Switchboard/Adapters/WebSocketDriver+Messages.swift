@@ -121,7 +121,7 @@ extension WebSocketDriver {
             logger.warning("the server rejected a message", metadata: ["switchboard.error": "\(message)"])
         case .ack(let seq):
             logger.trace("ack", metadata: ["switchboard.seq": "\(seq)"])
-        case .resume, .resumed, .end:
+        case .resume, .resumed:
             // Reliable channels are the failover connection's (issue 16); a plain driver has none.
             logger.debug("ignoring a channel envelope", metadata: ["switchboard.type": "\(envelope.type)"])
         }

@@ -23,9 +23,7 @@ public protocol Connection: AnyObject, Sendable {
 
     /// Opens the connection (`created` or `disconnected` → `connected`).
     func connect() async throws
-    /// Closes the connection (→ `disconnected`); queued commands stay queued. A server with
-    /// session recovery is told the session ends (as socket.io's `disconnect()`): the next
-    /// ``connect()`` starts a new one. To keep it, ``suspend()``.
+    /// Closes the connection (→ `disconnected`); queued commands stay queued.
     func disconnect() async throws
     /// Closes the connection the way a lost connection closes (→ `disconnected`): a server with
     /// session recovery keeps the session, so the next ``connect()`` gets what was sent meanwhile

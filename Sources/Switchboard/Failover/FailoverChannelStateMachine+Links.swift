@@ -101,8 +101,8 @@ extension FailoverChannelStateMachine {
             return action
         case .event, .request, .reply:
             return deliver(envelope, generation: generation, now: now)
-        case .resume, .end:
-            return linkLost(generation, reason: "the server sent \(envelope.type)", now: now)
+        case .resume:
+            return linkLost(generation, reason: "the server sent resume", now: now)
         }
     }
 

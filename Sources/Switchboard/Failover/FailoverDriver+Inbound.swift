@@ -22,7 +22,7 @@ extension FailoverDriver {
             switch envelope {
             case .event(let name, let data, _): listener?(.event(name, data))
             case .request(let name, let data, let id, _): listener?(.request(name, data, reply(to: id)))
-            case .reply, .error, .ack, .resume, .resumed, .end: break
+            case .reply, .error, .ack, .resume, .resumed: break
             }
         }
         if let (id, result) = action.settle { _ = requests.settle(id, with: result) }

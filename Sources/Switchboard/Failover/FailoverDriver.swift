@@ -91,30 +91,21 @@ public final class FailoverDriver: ConnectionDriver {
         watchNetwork()
     }
 
-    /// Closes the channel for good: an `end` on its transport has the server forget it now (not
-    /// keep it for a resume). Unacknowledged messages are dropped, waiting requests and sends
-    /// fail, and the next ``open(onEvent:)`` starts a new channel (``recovered`` false).
-    public func close() async { shutDown(ending: true) }
-
-    /// Closes the transport as a lost one closes: the server keeps the channel for its expiry,
-    /// and the next ``open(onEvent:)`` resumes it (``recovered`` true) and sends again what the
-    /// server lacks. Waiting requests and sends waiting for room fail.
-    public func suspend() async { shutDown() }
+    /// Closes the channel's transport; messages not yet acknowledged are dropped, and waiting
+    /// requests and sends waiting for room fail.
+    public func close() async {
+        shutDown()
+    }
 
     /// What requests and sends waiting for room hear when the channel closes.
     static let closed = ConnectionError.connectionLost("the channel closed")
 
     /// The channel closes (or did not open): its link, a resume waiting, the background tasks,
-    /// the requests waiting and the sends waiting for room all end. `ending`: for good (see
-    /// ``close()``).
-    private func shutDown(ending: Bool = false) {
-        let action = state.withLockedValue { machine in
-            defer { if ending { machine.ledger.end(startingNext: UUID().uuidString) } }
-            return machine.close()
-        }
+    /// the requests waiting and the sends waiting for room all end.
+    private func shutDown() {
+        let action = state.withLockedValue { $0.close() }
         action.waiter?.resume(throwing: ConnectionError.connectFailed("closed"))
         for task in action.tasks { task.cancel() }
-        if ending { action.link?.send(.end) }
         action.link?.close()
         requests.failAll(with: Self.closed)
         roomWaits.failAll(with: Self.closed)

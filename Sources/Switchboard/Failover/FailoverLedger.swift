@@ -26,12 +26,6 @@ struct FailoverLedger: Sendable {
         self.receiver = ReliableReceiver(ackEvery: ackEvery)
     }
 
-    /// The app closed the channel for good: the next open starts channel `id`, with nothing
-    /// numbered, delivered or waiting (the closing failed what waited).
-    mutating func end(startingNext id: String) {
-        self = FailoverLedger(channelID: id, window: sender.window, ackEvery: receiver.ackEvery)
-    }
-
     /// The id of the next request.
     mutating func requestID() -> Int {
         defer { nextRequestID += 1 }

@@ -62,7 +62,6 @@ struct EnvelopeTests {
         EnvelopeVector("reply with seq", .reply(id: 7, data: ["ok"], seq: 4), #"{"type":"reply","id":7,"data":["ok"],"seq":4}"#),
         EnvelopeVector("resume", .resume(channel: "c-1", received: 0), #"{"type":"resume","channel":"c-1","received":0}"#),
         EnvelopeVector("resumed", .resumed(channel: "c-1", received: 41), #"{"type":"resumed","channel":"c-1","received":41}"#),
-        EnvelopeVector("end", .end, #"{"type":"end"}"#),
         EnvelopeVector("largest integers", .request(name: "e", data: nil, id: Int(Envelope.maxInteger), seq: Envelope.maxInteger),
                        #"{"type":"request","event":"e","data":null,"id":9007199254740991,"seq":9007199254740991}"#),
         EnvelopeVector("unicode and escapes", .event(name: "chat ✉️", data: "line\nbreak \u{1}"),

@@ -73,36 +73,4 @@ import Testing
         for socket in staying { socket.drop() }
         await running.stop()
     }
-
-    /// A client that ends its channel (`end`) has it forgotten at once, after the messages it
-    /// sent before the end were handled; the transport stays open for another channel.
-    @Test func anEndedChannelIsForgottenAfterWhatCameBeforeIt() async throws {
-        let server = SocketIOServer(logger: ReliableChannelFlowTests.silent)
-        let channels = ReliableChannels(server: server)
-        let watched = Watched()
-        let handled = AsyncStream<Int>.makeStream()
-        channels.onChannel { channel in
-            channel.on("note") { data in handled.continuation.yield(data.intValue ?? -1) }
-            watched.watch(channel)
-        }
-        server.onPlainWebSocket { connection in try await channels.serve(connection) }
-        let running = try await server.start(host: "127.0.0.1", port: 0)
-
-        let socket = try await Self.open("ending", port: running.port)
-        for seq in 1...3 {
-            try socket.send(text: #"{"type":"event","event":"note","data":\#(seq),"seq":\#(seq)}"#)
-        }
-        try socket.send(text: #"{"type":"end"}"#)
-        let notes = try await handled.stream.first(3, within: 10, "the notes sent before the end")
-        #expect(notes == [1, 2, 3])
-        try await withTimeout(10, "the channel forgotten") {
-            while channels.count > 0 { await Task.yield() }
-        }
-        #expect(channels.channel("ending") == nil && watched.alive.isEmpty, "forgotten, with what the app held")
-        // The transport carries nothing now; it may open another channel.
-        try socket.send(text: #"{"type":"resume","channel":"next","received":0}"#)
-        #expect(try await socket.nextText("resumed") == #"{"type":"resumed","channel":"next","received":0}"#)
-        socket.drop()
-        await running.stop()
-    }
 }

@@ -113,20 +113,4 @@ struct ReliableChannelTableTests {
             try table.value.resume("b", received: 1, on: 6, now: .seconds(6))
         }
     }
-
-    /// A channel whose client sent `end` goes when the end is handled or, if the transport
-    /// closes first, with the transport (it is not kept for a resume that will not come).
-    @Test func anEndedChannelIsForgottenByTheEndOrWithItsTransport() throws {
-        let table = Box(ReliableChannelTable<String>(expiry: .seconds(100)))
-        _ = try table.value.resume("a", received: 0, on: 1, now: .zero)
-        _ = try table.value.resume("b", received: 0, on: 2, now: .zero)
-        _ = try table.value.resume("c", received: 0, on: 3, now: .zero)
-        #expect(table.value.end(1) == "a")
-        #expect(table.value.end(1) == nil, "transport 1 carries nothing now")
-        table.value.markEnding(2)
-        #expect(table.value.detach(2, now: .seconds(1)) == ["b"])
-        #expect(table.value.detach(3, now: .seconds(1)).isEmpty, "c waits for a resume")
-        #expect(Set(table.value.channels.keys) == ["c"])
-        #expect(table.value.nextExpiry == .seconds(101))
-    }
 }
