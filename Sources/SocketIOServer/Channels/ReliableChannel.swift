@@ -15,7 +15,8 @@ public final class ReliableChannel: Sendable {
     /// The id the client chose.
     public let id: String
     let hub: ReliableChannels
-    private let handlers = NIOLockedValueBox<[String: Handler]>([:])
+    /// `nil` once the server forgot the channel: handlers set later are not kept.
+    private let handlers = NIOLockedValueBox<[String: Handler]?>([:])
 
     init(id: String, hub: ReliableChannels) {
         self.id = id
@@ -25,7 +26,7 @@ public final class ReliableChannel: Sendable {
     /// Handles `event` (a request for it gets an empty reply once `handler` returns).
     public func on(_ event: String, _ handler: @escaping @Sendable (JSONValue) async -> Void) {
         handlers.withLockedValue { handlers in
-            handlers[event] = { payload in
+            handlers?[event] = { payload in
                 await handler(payload)
                 return []
             }
@@ -35,7 +36,7 @@ public final class ReliableChannel: Sendable {
     /// Answers requests for `event` with the values `handler` returns; a handler that throws
     /// answers with an `error` envelope naming the error.
     public func onRequest(_ event: String, _ handler: @escaping @Sendable (JSONValue) async throws -> [JSONValue]) {
-        handlers.withLockedValue { $0[event] = handler }
+        handlers.withLockedValue { $0?[event] = handler }
     }
 
     /// Sends `event` to the client, numbered; it is kept until the client acknowledges it and
@@ -68,12 +69,12 @@ public final class ReliableChannel: Sendable {
     public var unacknowledgedCount: Int { hub.unacknowledgedCount(of: id) }
 
     func handler(for event: String) -> Handler? {
-        handlers.withLockedValue { $0[event] }
+        handlers.withLockedValue { $0?[event] }
     }
 
     /// The server forgot the channel: its handlers go (and what they captured, this channel too).
     func release() {
-        var dropped: [String: Handler] = [:]
+        var dropped: [String: Handler]? = nil
         handlers.withLockedValue { swap(&$0, &dropped) }  // freed on return, outside the lock
     }
 }

@@ -118,7 +118,8 @@ public final class ReliableChannels: Sendable {
             let result = input(&machine)
             return (result, machine.takeReleased())
         }
-        for channel in released { channel.release() }
+        for channel in released.channels { channel.release() }
+        wake(released.wake)
         return result
     }
 

@@ -8,7 +8,7 @@ import SocketIOProtocol
 /// link, an app's send, a link attached or detached, a timer that fired — then, with the lock
 /// released, does what the transition returned: writes a link's outbox, closes a link, wakes
 /// senders waiting for room, arms an acknowledgement timer, calls the app's `onChannel`, releases
-/// what the app held for the channels it forgot (``takeReleased()``). Nothing
+/// what the app held for the channels it forgot and wakes their senders (``takeReleased()``). Nothing
 /// here does I/O or reads a clock (the time is passed in).
 ///
 /// `Link` is one transport connection (its send and close, opaque here) and `Channel` what the
@@ -45,7 +45,7 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     /// Whether the owner's expiry timer is armed.
     private var expiryTimerArmed = false
     /// What the app held for channels forgotten since the owner last took them.
-    private var released: [Channel] = []
+    private var released = Released()
 
     init(table: ReliableChannelTable<Envelope>) {
         self.table = table
@@ -93,16 +93,27 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         for id in table.expire(now: now) { forget(id) }
     }
 
-    /// Forgets what the app held for channel `id`, for the owner to release (``takeReleased()``).
+    /// What the channels forgotten since the owner last asked leave behind.
+    struct Released {
+        /// What the app held for them: the owner releases each (drops its handlers).
+        var channels: [Channel] = []
+        /// The senders that waited for room in their windows: the owner wakes them, and each
+        /// finds its channel gone (rather than waiting out its deadline).
+        var wake: [Int] = []
+    }
+
+    /// Forgets what the app held for channel `id` and who waits for room in it, for the owner
+    /// (``takeReleased()``).
     private mutating func forget(_ id: String) {
-        if let channel = channels.removeValue(forKey: id) { released.append(channel) }
+        if let channel = channels.removeValue(forKey: id) { released.channels.append(channel) }
+        released.wake += wakeRoomWaits(on: id)
     }
 
     /// What the app held for the channels forgotten since the last call: the owner releases them
     /// (drops their handlers, which may hold them) after each transition, outside the lock.
-    mutating func takeReleased() -> [Channel] {
-        guard !released.isEmpty else { return [] }
-        defer { released = [] }
+    mutating func takeReleased() -> Released {
+        guard !released.channels.isEmpty || !released.wake.isEmpty else { return Released() }
+        defer { released = Released() }
         return released
     }
 
@@ -246,7 +257,7 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         let known = channels[id]
         let channel = known ?? fresh()
         channels[id] = channel
-        if let evicted = resumed.evicted { forget(evicted) }
+        for gone in resumed.expired + [resumed.evicted].compactMap(\.self) { forget(gone) }
         let replay = resumed.resend.map { $0.message.numbered($0.seq) }
         return .resumed(Resumption(
             drain: queue([.resumed(channel: id, received: resumed.received)] + replay, on: link),

@@ -119,9 +119,14 @@ struct ReliableChannelsStateMachineTests {
     }
 
     /// A resume that is refused still forgets, with what the app held, the channels that expired
-    /// before it (the table forgot them; the app's objects used to stay for good).
-    @Test func aRefusedResumeForgetsWhatExpiredBeforeIt() {
-        var machine = Self.opened()
+    /// before it (the table forgot them; the app's objects used to stay for good); the senders
+    /// waiting for room in their windows are woken (to find them gone, not wait out a deadline).
+    @Test func aRefusedResumeForgetsWhatExpiredBeforeIt() throws {
+        var machine = Self.opened(window: 1)
+        _ = try machine.send(.event(name: "a", data: nil), on: "c")
+        let token = machine.reserveRoomWait()
+        let waits = machine.waitForRoom(on: "c", token: token)
+        #expect(waits, "the window is full")
         _ = machine.detach(1, now: .seconds(10))
         _ = machine.attach { $0 }
         guard case .unknownChannel = machine.resume("gone", received: 3, on: 2, now: .seconds(131), fresh: { "unused" }) else {
@@ -130,7 +135,8 @@ struct ReliableChannelsStateMachineTests {
         }
         #expect(machine.channel("c") == nil)
         #expect(machine.count == 0)
-        #expect(machine.takeReleased() == ["app:c"])
+        let released = machine.takeReleased()
+        #expect(released.channels == ["app:c"] && released.wake == [token])
     }
 
     /// A full table makes room for a new channel by forgetting the one detached longest ago
@@ -149,8 +155,8 @@ struct ReliableChannelsStateMachineTests {
         #expect(machine.channel("b") == nil, "b was detached first")
         #expect(machine.channel("a") == "app:a")
         #expect(machine.count == 2)
-        #expect(machine.takeReleased() == ["app:b"], "for the owner to release")
-        #expect(machine.takeReleased().isEmpty)
+        #expect(machine.takeReleased().channels == ["app:b"], "for the owner to release")
+        #expect(machine.takeReleased().channels.isEmpty)
         // a is resumed: both channels are carried now, so the next new one is refused.
         _ = machine.attach { $0 }
         _ = machine.resume("a", received: 0, on: 4, now: .seconds(4)) { "unused" }

@@ -73,4 +73,35 @@ import Testing
         for socket in staying { socket.drop() }
         await running.stop()
     }
+
+    /// A send waiting for room in a channel that expires hears at once that the channel is gone,
+    /// instead of waiting out its deadline.
+    @Test func aSendWaitingForRoomInAChannelThatExpiresFailsAtOnce() async throws {
+        let clock = ManualClock()
+        let server = SocketIOServer(logger: ReliableChannelFlowTests.silent)
+        let channels = ReliableChannels(server: server, expiry: .seconds(120), window: 1, clock: clock)
+        let opened = AsyncStream<ReliableChannel>.makeStream()
+        channels.onChannel { opened.continuation.yield($0) }
+        server.onPlainWebSocket { connection in try await channels.serve(connection) }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+
+        let socket = try await Self.open("full", port: running.port)
+        let channel = try #require(try await opened.stream.first(1, within: 10, "the channel").first)
+        try channel.send("first")  // the window of 1 is full: the client acknowledges nothing
+        let waiting = Task { () -> ReliableChannelError? in
+            do throws(ReliableChannelError) {
+                try await channel.send("second", waitingUpTo: .seconds(600))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        await clock.waitForSleeper(dueAt: .seconds(600))
+        socket.drop()
+        await clock.waitForSleeper(dueAt: .seconds(120) + .milliseconds(1))
+        clock.advance(by: .seconds(121))
+        let outcome = try await withTimeout(10, "the waiting send") { await waiting.value }
+        #expect(outcome == .channelGone)
+        await running.stop()
+    }
 }
