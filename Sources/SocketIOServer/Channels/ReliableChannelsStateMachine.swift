@@ -257,7 +257,8 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         let known = channels[id]
         let channel = known ?? fresh()
         channels[id] = channel
-        for gone in resumed.expired + [resumed.evicted].compactMap(\.self) { forget(gone) }
+        for expired in resumed.expired { forget(expired) }
+        if let evicted = resumed.evicted { forget(evicted) }
         let replay = resumed.resend.map { $0.message.numbered($0.seq) }
         return .resumed(Resumption(
             drain: queue([.resumed(channel: id, received: resumed.received)] + replay, on: link),
