@@ -25,12 +25,19 @@ public final class SocketIODriver: ConnectionDriver {
         /// Where events go while open; `nil` once closed (so a close is reported once, and our
         /// own close not at all).
         var onEvent: (@Sendable (DriverEvent) -> Void)?
-        /// Whether the socket connected since `onEvent` was set (its `connect` listener ran, or
-        /// `open` saw `connect()` return). Listeners run in order, and a session's `disconnect`
-        /// comes after its `connect`; one that comes before is an earlier session's, reported
-        /// late (the one ``suspend()`` closed, whose listener ran only once `open` had begun
-        /// again): it must not end the new one and silence its events.
+        /// The number of the last `open`. Each open registers its own `connect` and `disconnect`
+        /// listeners, which carry its number: the socket picks an event's listeners when it
+        /// dispatches it, so a session's events reach the listeners of the open that was
+        /// current then, however late the handler executor runs them. An earlier session's
+        /// events, reported late (the one ``suspend()`` closed, whose listeners ran only once
+        /// `open` had begun again), must not end the new one and silence its events.
+        var open = 0
+        /// Whether the socket connected since the last `open` began (its `connect` listener ran,
+        /// or `open` saw `connect()` return). Listeners run in order, and a session's
+        /// `disconnect` comes after its `connect`: one that comes before is an earlier session's.
         var connectedSinceOpen = false
+        /// The last open's `connect` and `disconnect` listeners.
+        var listeners: [ListenerID] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -76,12 +83,6 @@ public final class SocketIODriver: ConnectionDriver {
             } else {
                 self?.report(.event(event.name, payload))
             }
-        }
-        socket.on("connect") { [weak self] _ in
-            self?.state.withLockedValue { $0.connectedSinceOpen = true }
-        }
-        socket.on("disconnect") { [weak self] event in
-            self?.disconnected(reason: event.items.first?.stringValue ?? "transport close")
         }
     }
 
@@ -136,10 +137,25 @@ public final class SocketIODriver: ConnectionDriver {
     /// Connects the namespace (the manager's Engine.IO session first, when it is not open) and
     /// returns once connected; a recovered session's missed events came through `onEvent` first.
     public func open(onEvent: @escaping @Sendable (DriverEvent) -> Void) async throws {
-        state.withLockedValue { state in
+        let (open, earlier) = state.withLockedValue { state in
             state.onEvent = onEvent
+            state.open += 1
             state.connectedSinceOpen = false
+            defer { state.listeners = [] }
+            return (state.open, state.listeners)
         }
+        for id in earlier { socket.off(id) }
+        let listeners = [
+            socket.on("connect") { [weak self] _ in
+                self?.state.withLockedValue { state in
+                    if state.open == open { state.connectedSinceOpen = true }
+                }
+            },
+            socket.on("disconnect") { [weak self] event in
+                self?.disconnected(reason: event.items.first?.stringValue ?? "transport close", open: open)
+            },
+        ]
+        state.withLockedValue { $0.listeners = listeners }
         // After a suspension the manager opens again only when told (it reconnects at once).
         manager.resume()
         do {
@@ -151,7 +167,9 @@ public final class SocketIODriver: ConnectionDriver {
         // Connected, maybe before this open (another namespace's driver reopened a shared
         // session): that session's end is this open's to report. A late report of an earlier
         // one finds the socket connected, and is dropped for that.
-        state.withLockedValue { $0.connectedSinceOpen = true }
+        state.withLockedValue { state in
+            if state.open == open { state.connectedSinceOpen = true }
+        }
     }
 
     /// Closes the Engine.IO session without leaving the namespace, as a lost connection would:
@@ -231,13 +249,14 @@ public final class SocketIODriver: ConnectionDriver {
         onEvent?(event)
     }
 
-    /// The socket left its namespace. Our own close is not reported (it cleared `onEvent`, and
-    /// its reason is `io client disconnect`); neither is a late report of an earlier session
-    /// (see `connectedSinceOpen`), nor one once connected again.
-    private func disconnected(reason: String) {
+    /// The socket left its namespace, as the listeners of `open` heard it. Our own close is not
+    /// reported (it cleared `onEvent`, and its reason is `io client disconnect`); neither is a
+    /// late report of an earlier session (an earlier open's listeners, or a `disconnect` before
+    /// this open's session connected), nor one once connected again.
+    private func disconnected(reason: String, open: Int) {
         guard reason != DisconnectReason.ioClientDisconnect.description, !socket.connected else { return }
         let onEvent = state.withLockedValue { state -> (@Sendable (DriverEvent) -> Void)? in
-            guard state.connectedSinceOpen else { return nil }
+            guard state.open == open, state.connectedSinceOpen else { return nil }
             defer { state.onEvent = nil }
             return state.onEvent
         }

@@ -57,6 +57,51 @@ struct SocketIODriverSuspendTests {
         await running.stop()
     }
 
+    /// The same, when the first session's `connect` listener is late too: held with its
+    /// `disconnect` behind the executor until the next `open` began, it must not count as the
+    /// new session's connect (and so let the old `disconnect` end it).
+    @Test func aLateConnectAndDisconnectOfTheSuspendedSessionLeaveTheNextOpenListening() async throws {
+        let silent = Logger(label: "test.server") { _ in SwiftLogNoOpLogHandler() }
+        let server = SocketIOServer(configuration: SocketIOServer.Configuration(), logger: silent)
+        let (arrived, admit) = (Gate(), Gate())
+        let connects = NIOLockedValueBox(0)
+        server.namespace("/").use { _ in
+            guard connects.withLockedValue({ $0 += 1; return $0 }) == 2 else { return }
+            arrived.open()
+            await admit.wait()
+        }
+        server.namespace("/").onConnection { socket in
+            _ = socket.on("poke") { _ in _ = socket.emit("poked") }
+        }
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+        defer { admit.open() }
+        let driver = try Self.driver(for: running)
+
+        // The first session is a new one: `open` returns without waiting for its listeners,
+        // so its `connect` listener, and then its `disconnect`, wait behind this.
+        let release = await holdExecutor { driver.manager.runOnHandlerExecutor($0) }
+        defer { release() }
+        try await withTimeout(10, "first open") { try await driver.open { _ in } }
+        await driver.suspend()
+
+        let (events, sink) = AsyncStream.makeStream(of: DriverEvent.self)
+        let secondOpen = Task { try await driver.open { sink.yield($0) } }
+        try await withTimeout(10, "the server hears the second CONNECT") { await arrived.wait() }
+        release()
+        await withCheckedContinuation { done in driver.manager.runOnHandlerExecutor { done.resume() } }
+        admit.open()
+        try await withTimeout(10, "second open") { try await secondOpen.value }
+
+        try await driver.send("poke", .null)
+        let first = try await events.first(1, within: 10, "the server's answer on the new session")
+        guard case .event("poked", _) = first.first else {
+            Issue.record("the new session's first event is \(first), not poked: the late connect and disconnect ended it")
+            return
+        }
+        await driver.close()
+        await running.stop()
+    }
+
     static func driver(for running: RunningServer) throws -> SocketIODriver {
         var configuration = ConnectionConfiguration(url: running.url)
         configuration.transport = .webSocketOnly
