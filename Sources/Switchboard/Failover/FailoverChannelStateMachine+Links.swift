@@ -26,15 +26,15 @@ extension FailoverChannelStateMachine {
         return .send(ledger.resume())
     }
 
-    /// A connect attempt on `target` failed with `error` (`observed`: the policy hears of it; not
-    /// for the retry after the server lost the channel). After the last of `attempts`, a
-    /// reconnection (`reportsLoss`) gives up and tells the connection above; a cancelled one
-    /// just stops.
+    /// Connect attempt `generation` on `target` failed with `error` (`observed`: the policy hears
+    /// of it; not for the retry after the server lost the channel). After the last of
+    /// `attempts`, a reconnection (`reportsLoss`) gives up and tells the connection above; a
+    /// cancelled or stale one (closed, or another attempt began since) just stops.
     mutating func connectFailed(
-        _ target: FailoverTransport, attempt: Int, of attempts: Int, error: any Error,
+        _ target: FailoverTransport, generation attemptGeneration: Int, attempt: Int, of attempts: Int, error: any Error,
         observed: Bool, reportsLoss: Bool, now: Duration
     ) -> RetryAction {
-        guard !(error is CancellationError) else { return RetryAction(next: target, stop: true) }
+        guard !(error is CancellationError), attemptGeneration == generation else { return RetryAction(next: target, stop: true) }
         var action = RetryAction(next: target)
         var events: [FailoverEvent] = []
         if observed {

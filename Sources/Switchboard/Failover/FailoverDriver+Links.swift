@@ -17,13 +17,15 @@ extension FailoverDriver {
         for attempt in 1...attempts {
             try Task.checkCancellation()
             var channelGone = false
+            // The attempt's generation, once it started: a failure is judged against it.
+            var generation = -1
             do {
                 do {
-                    try await connect(target, newChannel: nil)
+                    try await connect(target, newChannel: nil, generation: &generation)
                 } catch let gone as FailoverChannel.ChannelGone {
                     // The server no longer holds the channel: a new one, right away (not a failure).
                     channelGone = true
-                    try await connect(target, newChannel: freshChannel(because: gone.message))
+                    try await connect(target, newChannel: freshChannel(because: gone.message), generation: &generation)
                 }
                 return
             } catch {
@@ -33,7 +35,7 @@ extension FailoverDriver {
                 let now = timeline.now()
                 let action = state.withLockedValue { machine in
                     machine.connectFailed(
-                        target, attempt: attempt, of: attempts, error: error, observed: !channelGone, reportsLoss: reportsLoss, now: now
+                        target, generation: generation, attempt: attempt, of: attempts, error: error, observed: !channelGone, reportsLoss: reportsLoss, now: now
                     )
                 }
                 action.publish?.run()
@@ -47,10 +49,14 @@ extension FailoverDriver {
         }
     }
 
-    /// Opens one link on `transport` and resumes the channel on it.
-    private func connect(_ transport: FailoverTransport, newChannel: FailoverChannel.NewChannel?) async throws {
+    /// Opens one link on `transport` and resumes the channel on it; `started` is set to the
+    /// attempt's generation as it begins.
+    private func connect(
+        _ transport: FailoverTransport, newChannel: FailoverChannel.NewChannel?, generation started: inout Int
+    ) async throws {
         guard let attempt = state.withLockedValue({ $0.attemptStarting(newChannel: newChannel) }) else { throw CancellationError() }
         let generation = attempt.generation
+        started = generation
         let report: @Sendable (FailoverLinkEvent) -> Void = { [weak self] event in self?.handle(event, from: generation) }
         let link: any FailoverLink
         switch transport {

@@ -317,23 +317,23 @@ struct FailoverChannelStateMachineTests {
     @Test func aFailedAttemptAsksThePolicyAndTriesTheOtherTransportEverySecondTime() {
         var machine = Self.closed(ScriptedPolicy(allowed: [.webSocket, .socketIO]))
         _ = machine.open(listener: 7)
-        let first = machine.connectFailed(.webSocket, attempt: 1, of: 4, error: ConnectionError.connectFailed("x"),
+        let first = machine.connectFailed(.webSocket, generation: 0, attempt: 1, of: 4, error: ConnectionError.connectFailed("x"),
                                           observed: true, reportsLoss: false, now: .zero)
         #expect(first.next == .webSocket && !first.stop)
-        let second = machine.connectFailed(.webSocket, attempt: 2, of: 4, error: ConnectionError.connectFailed("x"),
+        let second = machine.connectFailed(.webSocket, generation: 0, attempt: 2, of: 4, error: ConnectionError.connectFailed("x"),
                                            observed: true, reportsLoss: false, now: .zero)
         #expect(second.next == .socketIO)
         #expect(Self.observed(machine) == [.connectFailed(.webSocket), .connectFailed(.webSocket)])
         var pinned = Self.closed(ScriptedPolicy(allowed: [.webSocket]))
         _ = pinned.open(listener: 7)
-        #expect(pinned.connectFailed(.webSocket, attempt: 2, of: 4, error: ConnectionError.connectFailed("x"),
+        #expect(pinned.connectFailed(.webSocket, generation: 0, attempt: 2, of: 4, error: ConnectionError.connectFailed("x"),
                                      observed: true, reportsLoss: false, now: .zero).next == .webSocket)
     }
 
     @Test func aPolicySwitchAfterAFailedAttemptIsPublished() {
         var machine = Self.closed(ScriptedPolicy(decisions: [.switchTo(.socketIO, reason: "down")]))
         _ = machine.open(listener: 7)
-        let action = machine.connectFailed(.webSocket, attempt: 1, of: 4, error: ConnectionError.connectFailed("x"),
+        let action = machine.connectFailed(.webSocket, generation: 0, attempt: 1, of: 4, error: ConnectionError.connectFailed("x"),
                                            observed: true, reportsLoss: true, now: .zero)
         #expect(action.next == .socketIO)
         #expect(action.publish?.events == [.transportChanged(from: .webSocket, to: .socketIO, reason: "down")])
@@ -342,13 +342,13 @@ struct FailoverChannelStateMachineTests {
     @Test func aReconnectionGivesUpAfterItsLastAttemptAndTellsTheConnectionOnce() throws {
         var machine = Self.closed()
         _ = machine.open(listener: 7)
-        let action = machine.connectFailed(.webSocket, attempt: 3, of: 3, error: ConnectionError.connectFailed("x"),
+        let action = machine.connectFailed(.webSocket, generation: 0, attempt: 3, of: 3, error: ConnectionError.connectFailed("x"),
                                            observed: false, reportsLoss: true, now: .zero)
         #expect(action.stop)
         #expect(Self.observed(machine).isEmpty, "not observed: the retry after a lost channel")
         #expect(action.reportLoss?.listener == 7)
         #expect(action.publish?.events == [.gaveUp(reason: "\(ConnectionError.connectFailed("x"))")])
-        let again = machine.connectFailed(.webSocket, attempt: 3, of: 3, error: ConnectionError.connectFailed("x"),
+        let again = machine.connectFailed(.webSocket, generation: 0, attempt: 3, of: 3, error: ConnectionError.connectFailed("x"),
                                           observed: false, reportsLoss: true, now: .zero)
         #expect(again.reportLoss.map { $0.listener == nil } == true, "the connection was told already")
     }
@@ -356,13 +356,34 @@ struct FailoverChannelStateMachineTests {
     @Test func anOpeningThatFailsOrACancelledAttemptJustStops() {
         var machine = Self.closed()
         _ = machine.open(listener: 7)
-        let last = machine.connectFailed(.webSocket, attempt: 4, of: 4, error: ConnectionError.connectFailed("x"),
+        let last = machine.connectFailed(.webSocket, generation: 0, attempt: 4, of: 4, error: ConnectionError.connectFailed("x"),
                                          observed: true, reportsLoss: false, now: .zero)
         #expect(last.stop && last.reportLoss == nil && last.publish == nil)
-        let cancelled = machine.connectFailed(.webSocket, attempt: 1, of: 4, error: CancellationError(),
+        let cancelled = machine.connectFailed(.webSocket, generation: 0, attempt: 1, of: 4, error: CancellationError(),
                                               observed: true, reportsLoss: true, now: .zero)
         #expect(cancelled.stop && cancelled.reportLoss == nil)
         #expect(Self.observed(machine) == [.connectFailed(.webSocket)], "a cancelled attempt is not a failure")
+    }
+
+    @Test func aFailureOfAnAttemptFromBeforeACloseAndOpenIsStale() {
+        // A reconnection's last attempt fails after the app closed the channel and opened it
+        // again (close resumes its resume waiter with an error, not a cancellation): the new
+        // open's listener keeps hearing the channel, and the policy hears nothing.
+        var machine = Self.closed()
+        _ = machine.open(listener: 7)
+        let old = machine.attemptStarting(newChannel: nil)
+        _ = machine.close()
+        _ = machine.open(listener: 8)
+        let stale = machine.connectFailed(.webSocket, generation: old?.generation ?? -1, attempt: 3, of: 3,
+                                          error: ConnectionError.connectFailed("closed"), observed: true, reportsLoss: true, now: .zero)
+        #expect(stale.stop)
+        #expect(stale.reportLoss == nil && stale.publish == nil)
+        #expect(Self.observed(machine).isEmpty)
+        // The new open's own attempt still gives up and reports to listener 8.
+        let current = machine.attemptStarting(newChannel: nil)
+        let last = machine.connectFailed(.webSocket, generation: current?.generation ?? -1, attempt: 3, of: 3,
+                                         error: ConnectionError.connectFailed("x"), observed: true, reportsLoss: true, now: .zero)
+        #expect(last.reportLoss?.listener == 8)
     }
 
     // MARK: - Closing
