@@ -174,11 +174,11 @@ final class NamespaceConnection: Sendable {
             Task {
                 do {
                     let object = try await auth.resolve()
-                    // The app may have disconnected while the provider ran.
-                    guard self.transition({ $0.machine.status == .connecting }) else { return }
+                    // The app may have disconnected, or this CONNECT been given up, while the provider ran.
+                    guard self.transition({ $0.machine.awaitsConnect(attempt) }) else { return }
                     send(object)
                 } catch {
-                    guard self.transition({ $0.machine.engineFailed() }) else { return }
+                    guard self.transition({ $0.machine.authProviderFailed(attempt: attempt) }) else { return }
                     self.connectFailed(.connectionFailed("auth provider failed: \(error)"))
                 }
             }

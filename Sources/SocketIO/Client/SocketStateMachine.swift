@@ -147,6 +147,13 @@ struct SocketStateMachine: Sendable {
         return true
     }
 
+    /// The auth provider of CONNECT number `attempt` failed: `true` when that CONNECT is still
+    /// the one awaited, which is then given up (an earlier attempt's provider, finishing late,
+    /// must not fail the next one).
+    mutating func authProviderFailed(attempt: Int) -> Bool {
+        awaitsConnect(attempt) && engineFailed()
+    }
+
     /// CONNECT number `attempt` had no answer within the connect timeout: `true` when it is still
     /// the one awaited, which is then given up (the namespace is idle, as after a refusal).
     mutating func connectTimedOut(attempt: Int) -> Bool {

@@ -71,6 +71,27 @@ import Testing
         #expect(answered.isConnected)
     }
 
+    /// An auth provider that fails gives up its own CONNECT only: one from an attempt given up
+    /// before (its provider finishing late) leaves the next attempt connecting.
+    @Test func onlyTheAwaitedConnectsAuthProviderFailureGivesItUp() {
+        var machine = connecting("/chat")
+        _ = machine.engineOpened(version: .v5, sid: "e1")
+        let first = machine.connectSent()
+        let givenUp = machine.connectTimedOut(attempt: first)
+        #expect(givenUp)
+        _ = machine.connect(engineOpen: true, sid: "e1")
+        let second = machine.connectSent()
+        #expect(!machine.awaitsConnect(first))
+        let stale = machine.authProviderFailed(attempt: first)
+        #expect(!stale, "a stale provider")
+        #expect(machine.status == .connecting)
+        let failed = machine.authProviderFailed(attempt: second)
+        #expect(failed)
+        #expect(machine.status == .notConnected)
+        let again = machine.authProviderFailed(attempt: second)
+        #expect(!again, "once")
+    }
+
     @Test func earlyEventsAndBufferedEmitsAreReleasedOnTheConnectReply() {
         var machine = connecting()
         let early = SocketPacket.event("welcome", ["hi"])
