@@ -339,14 +339,16 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     }
 
     /// The app handled a message that came on `link` for channel `id`: queues `answer` (the
-    /// `error` for a request that got none), then the acknowledgement `receipt` asks for, and
-    /// arms the channel's acknowledgement timer when it asks for that and none runs.
+    /// `error` for a request that got none), then the acknowledgement `receipt` asks for, on the
+    /// transport that carries the channel now (the client may have resumed it on another while
+    /// the handler ran: the unnumbered `error` is not sent again, so it must go where the client
+    /// listens), and arms the channel's acknowledgement timer when it asks for that and none runs.
     mutating func handled(_ receipt: Receipt, channel id: String, on link: Int, answer: Envelope?) -> Handled {
         var envelopes: [Envelope] = []
         if let answer { envelopes.append(answer) }
         if let ack = receipt.ack { envelopes.append(.ack(seq: ack)) }
         return Handled(
-            drain: queue(envelopes, on: link),
+            drain: queue(envelopes, on: table.channels[id]?.attachment ?? link),
             armAckTimer: receipt.startTimer && ackTimers.insert(id).inserted
         )
     }

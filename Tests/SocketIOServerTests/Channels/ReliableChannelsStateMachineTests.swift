@@ -251,6 +251,23 @@ struct ReliableChannelsStateMachineTests {
         #expect(Self.drained(1, of: &machine) == [.error(id: 7, message: "no"), .ack(seq: 1)])
     }
 
+    /// The client resumed the channel on another transport while the handler ran: the answer
+    /// (an unnumbered `error`, never sent again) goes where the client listens now.
+    @Test func anAnswerGoesOnTheTransportThatCarriesTheChannelWhenTheHandlerReturns() {
+        var machine = Self.opened()
+        guard case .deliver(_, _, _) = machine.receive(1, on: 1) else {
+            Issue.record("expected deliver")
+            return
+        }
+        #expect(machine.attach { $0 } == 2)
+        _ = machine.resume("c", received: 0, on: 2, now: .zero) { "unused" }
+        _ = Self.drained(2, of: &machine)
+        let handled = machine.handled(Machine.Receipt(ack: 1, startTimer: false), channel: "c", on: 1, answer: .error(id: 7, message: "no"))
+        #expect(handled.drain == 2)
+        #expect(Self.drained(2, of: &machine) == [.error(id: 7, message: "no"), .ack(seq: 1)])
+        #expect(machine.takeOutbound(from: 1) == nil)
+    }
+
     @Test func theAcknowledgementTimerIsArmedOnceAndItsFiringQueuesWhatIsDue() {
         var machine = Self.opened()
         for seq in 1...2 {
