@@ -122,7 +122,8 @@ extension DriverConnection {
                     waiter.resume()
                 } catch DriverError.notConnected {
                     // The transport dropped under the flush: first in line for the next connection.
-                    transition { $0.sendRefused(id, event, payload, waiter: waiter) }
+                    let released = transition { $0.sendRefused(id, event, payload, waiter: waiter) }
+                    released?.resume(throwing: ConnectionError.released)
                     return
                 } catch {
                     waiter.resume(throwing: ConnectionError(driverFailure: error))

@@ -108,11 +108,15 @@ extension DriverConnectionStateMachine {
     }
 
     /// The transport refused the flush's send `id` (it dropped under the flush): first in line
-    /// for the next connection; the flush ends.
-    mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter) {
+    /// for the next connection; the flush ends. Once released (the release failed only what was
+    /// still queued), no connection comes: `waiter` is handed back, to hear
+    /// ``ConnectionError/released``.
+    mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter) -> Waiter? {
+        flushing = false
+        if case .released = lifecycle.state { return waiter }
         queue.putBack(.send(event, payload, waiter), id: id)
         queueObservers.yield(queue.count)
-        flushing = false
+        return nil
     }
 
     // MARK: - The queue

@@ -165,9 +165,27 @@ import Testing
         guard case .open(let attempt)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
         _ = machine.openFinished(attempt, recovered: nil, failure: nil)
         guard case .send(first, _, _, _) = machine.nextFlushStep() else { Issue.record("expected the first send"); return }
-        machine.sendRefused(first, "first", 1, waiter: "s1")
+        #expect(machine.sendRefused(first, "first", 1, waiter: "s1") == nil, "kept")
         #expect(machine.queue.count == 2)
         guard case .send(first, _, _, "s1") = machine.nextFlushStep() else { Issue.record("the refused send runs first"); return }
+    }
+
+    /// The flush took a send out, and the connection was disconnected and released before the
+    /// driver refused it: the release failed what was queued, so this one's caller is told too
+    /// (put back, it waited for good on a released connection).
+    @Test func aSendRefusedAfterTheReleaseIsHandedBackToBeFailed() throws {
+        var machine = Machine(queueLimit: 10)
+        let send = machine.makeID()
+        _ = try machine.enqueueSend(send, "first", 1, waiter: "s1")
+        guard case .open(let attempt)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
+        _ = machine.openFinished(attempt, recovered: nil, failure: nil)
+        guard case .send(send, _, _, "s1") = machine.nextFlushStep() else { Issue.record("expected the send"); return }
+        _ = try machine.disconnect(keepingSession: false, done: "d")
+        _ = machine.driverJobFinished()
+        let releasing = try machine.release(done: "r")
+        #expect(releasing.queued.isEmpty, "the flush holds the send")
+        #expect(machine.sendRefused(send, "first", 1, waiter: "s1") == "s1")
+        #expect(machine.queue.count == 0)
     }
 
     // MARK: - Requests
