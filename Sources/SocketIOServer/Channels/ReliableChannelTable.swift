@@ -42,6 +42,10 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         package var attachment: Int?
         /// Since when no transport carries it.
         package var detachedSince: Duration?
+        /// Answers that are not numbered (a request's `error`), made while no transport
+        /// carried the channel: they go after the next resume's `resumed`, since nothing sends
+        /// them again.
+        package var heldAnswers: [Message] = []
     }
 
     /// The most channels held at once.

@@ -260,8 +260,12 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
         for expired in resumed.expired { forget(expired) }
         if let evicted = resumed.evicted { forget(evicted) }
         let replay = resumed.resend.map { $0.message.numbered($0.seq) }
+        let held: [Envelope] = table.withChannel(id) { (channel: inout ReliableChannelTable<Envelope>.Channel) -> [Envelope] in
+            defer { channel.heldAnswers = [] }
+            return channel.heldAnswers
+        } ?? []
         return .resumed(Resumption(
-            drain: queue([.resumed(channel: id, received: resumed.received)] + replay, on: link),
+            drain: queue([.resumed(channel: id, received: resumed.received)] + replay + held, on: link),
             closePrevious: resumed.previousAttachment.flatMap { links[$0]?.link },
             wake: wakeRoomWaits(on: id),
             announce: known == nil ? onChannel.map { (channel, $0) } : nil
@@ -339,18 +343,22 @@ struct ReliableChannelsStateMachine<Link: Sendable, Channel: Sendable>: Sendable
     }
 
     /// The app handled a message that came on `link` for channel `id`: queues `answer` (the
-    /// `error` for a request that got none), then the acknowledgement `receipt` asks for, on the
+    /// `error` for a request that got none), then the acknowledgement `receipt` asks for, and
+    /// arms the channel's acknowledgement timer when it asks for that and none runs.
+    ///
+    /// The unnumbered `error` is not sent again, so it goes where the client listens: on the
     /// transport that carries the channel now (the client may have resumed it on another while
-    /// the handler ran: the unnumbered `error` is not sent again, so it must go where the client
-    /// listens), and arms the channel's acknowledgement timer when it asks for that and none runs.
+    /// the handler ran), or, with none, after the next resume's `resumed` (which acknowledges).
     mutating func handled(_ receipt: Receipt, channel id: String, on link: Int, answer: Envelope?) -> Handled {
+        let armAckTimer = receipt.startTimer && ackTimers.insert(id).inserted
+        if let channel = table.channels[id], channel.attachment == nil {
+            if let answer { _ = table.withChannel(id) { $0.heldAnswers.append(answer) } }
+            return Handled(drain: nil, armAckTimer: armAckTimer)
+        }
         var envelopes: [Envelope] = []
         if let answer { envelopes.append(answer) }
         if let ack = receipt.ack { envelopes.append(.ack(seq: ack)) }
-        return Handled(
-            drain: queue(envelopes, on: table.channels[id]?.attachment ?? link),
-            armAckTimer: receipt.startTimer && ackTimers.insert(id).inserted
-        )
+        return Handled(drain: queue(envelopes, on: table.channels[id]?.attachment ?? link), armAckTimer: armAckTimer)
     }
 
     // MARK: - Diagnostics

@@ -268,6 +268,25 @@ struct ReliableChannelsStateMachineTests {
         #expect(machine.takeOutbound(from: 1) == nil)
     }
 
+    /// No transport carries the channel when the handler returns: the answer waits for the
+    /// next resume and goes right after its `resumed` (which acknowledges the request).
+    @Test func anAnswerMadeWhileNoTransportCarriesTheChannelFollowsTheNextResumed() {
+        var machine = Self.opened()
+        guard case .deliver(_, _, _) = machine.receive(1, on: 1) else {
+            Issue.record("expected deliver")
+            return
+        }
+        _ = machine.detach(1, now: .zero)
+        let handled = machine.handled(Machine.Receipt(ack: 1, startTimer: false), channel: "c", on: 1, answer: .error(id: 7, message: "no"))
+        #expect(handled.drain == nil)
+        #expect(machine.attach { $0 } == 2)
+        _ = machine.resume("c", received: 0, on: 2, now: .seconds(1)) { "unused" }
+        #expect(Self.drained(2, of: &machine) == [.resumed(channel: "c", received: 1), .error(id: 7, message: "no")])
+        #expect(machine.attach { $0 } == 3)
+        _ = machine.resume("c", received: 0, on: 3, now: .seconds(2)) { "unused" }
+        #expect(Self.drained(3, of: &machine) == [.resumed(channel: "c", received: 1)], "once")
+    }
+
     @Test func theAcknowledgementTimerIsArmedOnceAndItsFiringQueuesWhatIsDue() {
         var machine = Self.opened()
         for seq in 1...2 {
