@@ -109,7 +109,7 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
         let envelope: Envelope
         switch message {
         case .decline(let id, let reason):
-            action.write = enqueue([.error(id: id, message: reason)])
+            if connected != nil { action.write = enqueue([.error(id: id, message: reason)]) } else { ledger.hold(decline: .error(id: id, message: reason)) }
             return action
         case .event(let name, let data):
             envelope = .event(name: name, data: data)

@@ -42,8 +42,8 @@ extension FailoverDriver {
     }
 
     /// How feature code answers the server's request `id`: the reply is numbered like every
-    /// channel message (it survives a switch); a decline goes out on the current transport only
-    /// (if it is lost, the server's request times out).
+    /// channel message (it survives a switch); a decline goes out on the current transport, or
+    /// after the next resume when none carries the channel.
     private func reply(to id: Int) -> DriverReply {
         DriverReply(
             send: { [weak self] values in

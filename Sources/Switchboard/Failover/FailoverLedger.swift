@@ -19,6 +19,10 @@ struct FailoverLedger: Sendable {
     private(set) var sentAt: [UInt64: Duration] = [:]
     /// The sends waiting for room in the window, and the slots held for those admitted.
     private(set) var room = FailoverRoom()
+    /// Declines of the server's requests (unnumbered `error`s) made while no link carried the
+    /// channel: they go out after the next resume, since the server, which counted each request
+    /// as delivered, never sends it again (lost, its request would wait out its timeout).
+    private(set) var heldDeclines: [Envelope] = []
 
     init(channelID: String, window: Int, ackEvery: Int) {
         self.channelID = channelID
@@ -41,6 +45,11 @@ struct FailoverLedger: Sendable {
         }
         if let token { room.used(token) }
         return try sender.send(envelope)
+    }
+
+    /// Keeps `decline` for the next resume (no link carries the channel now).
+    mutating func hold(decline: Envelope) {
+        heldDeclines.append(decline)
     }
 
     // MARK: - Waiting for room
@@ -100,14 +109,15 @@ struct FailoverLedger: Sendable {
     }
 
     /// The server resumed the channel and received through `peerReceived`: what it missed, to
-    /// write again in order.
+    /// write again in order, then the declines held meanwhile.
     /// - Throws: when `peerReceived` is beyond what was sent, or before what is kept.
     mutating func resumed(peerReceived: UInt64, now: Duration) throws(ReliableChannelError) -> [Envelope] {
         recovered = openedOnServer
         openedOnServer = true
         let resend = try sender.resume(peerReceived: peerReceived)
         for (seq, _) in resend { sentAt[seq] = now }
-        return resend.map { $0.message.numbered($0.seq) }
+        defer { heldDeclines = [] }
+        return resend.map { $0.message.numbered($0.seq) } + heldDeclines
     }
 
     /// The server no longer holds the channel: a new one, `id`. What the old one had not had
@@ -120,6 +130,7 @@ struct FailoverLedger: Sendable {
         sender = ReliableSender(window: sender.window)
         receiver = ReliableReceiver(ackEvery: receiver.ackEvery)
         sentAt = [:]
+        heldDeclines = []  // the old channel's requests: the server no longer waits for them
         for message in pending { _ = try? sender.send(message) }
     }
 }

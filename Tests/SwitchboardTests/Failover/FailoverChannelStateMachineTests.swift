@@ -145,6 +145,26 @@ struct FailoverChannelStateMachineTests {
         #expect(try machine.send(.decline(id: 4, message: "no"), now: .zero).write == nil, "a decline needs a link")
     }
 
+    /// A decline made while no link carries the channel goes out after the next `resumed`,
+    /// behind what the server missed: the server counted its request as delivered and never
+    /// sends it again, so lost, the request waited out its timeout on the server.
+    @Test func aDeclineWithoutALinkGoesOutAfterTheNextResume() throws {
+        var machine = Self.connected()
+        _ = try machine.send(.event(name: "a", data: 1), now: .seconds(1))
+        _ = machine.linkReported(.ended("cut"), generation: 1, now: .seconds(2))
+        #expect(try machine.send(.decline(id: 4, message: "no handler"), now: .seconds(2)).write == nil)
+        _ = machine.attemptStarting(newChannel: nil)
+        _ = machine.resumeStarting(generation: 3, link: "L2", transport: .webSocket, waiter: 2, newChannel: nil)
+        let action = machine.linkReported(Self.report(.resumed(channel: "c1", received: 0)), generation: 3, now: .seconds(3))
+        #expect(action.write?.envelopes == [.event(name: "a", data: 1, seq: 1), .error(id: 4, message: "no handler")])
+        #expect(machine.ledger.heldDeclines.isEmpty, "once")
+        // A decline held for a channel the server lost is dropped with it.
+        _ = machine.linkReported(.ended("cut"), generation: 3, now: .seconds(4))
+        _ = try machine.send(.decline(id: 5, message: "no handler"), now: .seconds(4))
+        _ = machine.attemptStarting(newChannel: FailoverChannel.NewChannel(id: "c2", reason: "expired"))
+        #expect(machine.ledger.heldDeclines.isEmpty)
+    }
+
     @Test func oneWriterAtATimeKeepsTheNumbersInOrder() throws {
         var machine = Self.connected()
         let first = try machine.send(.event(name: "a", data: 1), now: .zero)
