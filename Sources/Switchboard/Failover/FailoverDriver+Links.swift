@@ -130,12 +130,13 @@ extension FailoverDriver {
         adopt(task, as: .supervisor)
     }
 
+    /// The policy's interval, on a task that holds the driver while it ticks, not while it sleeps.
     func startTicker() {
-        let interval = options.tickInterval
+        let (interval, timeline) = (options.tickInterval, timeline)
         adopt(Task { [weak self] in
             while !Task.isCancelled {
+                try? await timeline.sleep(interval)
                 guard let self else { return }
-                try? await self.timeline.sleep(interval)
                 self.fire(.tick)
             }
         }, as: .ticker)

@@ -91,6 +91,11 @@ public final class FailoverDriver: ConnectionDriver {
         watchNetwork()
     }
 
+    /// A driver let go without ``close()`` closes its transport and ends its background tasks.
+    deinit {
+        shutDown()
+    }
+
     /// Closes the channel's transport; messages not yet acknowledged are dropped, and waiting
     /// requests and sends waiting for room fail.
     public func close() async {
