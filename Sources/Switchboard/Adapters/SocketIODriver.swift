@@ -86,7 +86,11 @@ public final class SocketIODriver: ConnectionDriver {
         }
     }
 
+    /// A driver let go without ``close()`` leaves its namespace, so its manager closes the
+    /// session when no other namespace uses it (the manager and its socket hold each other while
+    /// connected: nothing else would end the session); the manager goes back to its registry.
     deinit {
+        socket.disconnect()
         if let sharing { sharing.managers.release(manager, namespace: sharing.namespace, key: sharing.key) }
     }
 
