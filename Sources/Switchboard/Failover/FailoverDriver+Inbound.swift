@@ -32,9 +32,9 @@ extension FailoverDriver {
         action.publish?.run()
         if let (link, target) = action.relink { relink(to: target, closing: link) }
         if action.startAckTimer {
-            let delay = options.ackDelay
+            let (delay, timeline) = (options.ackDelay, timeline)
             Task { [weak self] in
-                try? await self?.timeline.sleep(delay)
+                try? await timeline.sleep(delay)
                 self?.fire(.ackDelay)
             }
         }

@@ -89,10 +89,10 @@ extension FailoverDriver {
     private func resume(
         on link: any FailoverLink, _ transport: FailoverTransport, generation: Int, newChannel: FailoverChannel.NewChannel?
     ) async throws {
-        let timeout = options.connectTimeout
+        let (timeout, timeline) = (options.connectTimeout, timeline)
         let timer = Task { [weak self] in
             do {
-                try await self?.timeline.sleep(timeout)
+                try await timeline.sleep(timeout)  // not holding the driver meanwhile
             } catch {
                 return  // answered in time
             }
