@@ -89,17 +89,21 @@ extension DriverConnection {
         if !transition({ $0.requestStarted(id, end: end) }) { end() }
     }
 
-    /// Answers request `id`'s caller, once; later results for it are ignored.
+    /// Answers request `id`'s caller, once (later results for it are ignored), then ends the
+    /// driver's part.
     func finishRequest(_ id: UInt64, _ result: Result<Response, ConnectionError>) {
-        transition { $0.finishRequest(id) }?.endDriverRequest?()
+        let request = transition { $0.finishRequest(id) }
         replies.settle(id, with: result)
+        request?.endDriverRequest?()
     }
 
-    /// Answers the callers of these requests (already taken out of the machine).
+    /// Answers the callers of these requests (already taken out of the machine), then ends the
+    /// driver's part: ended first, the driver's own failure (its task cancelled) could reach the
+    /// caller before `error` did.
     func fail(_ requests: [UInt64: Machine.PendingRequest], with error: ConnectionError) {
         for (id, request) in requests {
-            request.endDriverRequest?()
             replies.settle(id, with: .failure(error))
+            request.endDriverRequest?()
         }
     }
 
