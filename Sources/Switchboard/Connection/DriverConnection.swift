@@ -219,9 +219,10 @@ public final class DriverConnection: Connection {
 
     private func openFinished(_ attempt: ConnectionStateMachine.Attempt, error: (any Error)?) {
         let recovered = error == nil ? driver.recovered : nil
-        let failure = error.map(ConnectionError.init(openFailure:))
-        let finished = transition { $0.openFinished(attempt, recovered: recovered, failure: failure) }
-        if let failure {
+        let finished = transition {
+            $0.openFinished(attempt, recovered: recovered, failure: error.map(ConnectionError.init(openFailure:)))
+        }
+        if let failure = finished.failure {
             logger.debug("connecting failed", metadata: ["switchboard.error": "\(failure)"])
             for waiter in finished.waiters { waiter.resume(throwing: failure) }
         } else {

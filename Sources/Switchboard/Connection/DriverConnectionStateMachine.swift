@@ -55,8 +55,9 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     /// The driver operation running now.
     enum DriverLane: Sendable {
         case idle
-        /// An open runs; `task` once the owner registered it, `abandoned` once the app gave it up.
-        case opening(ConnectionStateMachine.Attempt, task: Task<Void, Never>?, abandoned: Bool)
+        /// An open runs; `task` once the owner registered it, `abandoned` once the app gave it up,
+        /// `closed` once the driver reported its transport closed before the open returned.
+        case opening(ConnectionStateMachine.Attempt, task: Task<Void, Never>?, abandoned: Bool, closed: String? = nil)
         case closing
     }
 
@@ -126,6 +127,8 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
 
     /// What to do when an open returned.
     struct OpenFinished: Sendable {
+        /// Why the open failed, to resume the waiters with; `nil` when it succeeded.
+        var failure: ConnectionError?
         var waiters: [Waiter] = []
         /// Whether the caller starts a flush.
         var flush = false
@@ -133,8 +136,13 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     }
 
     /// The open of `attempt` returned: `recovered` as the driver said, or failed with `failure`.
+    /// An open whose transport closed before it returned failed (``OpenFinished/failure``).
     mutating func openFinished(_ attempt: ConnectionStateMachine.Attempt, recovered: Bool?, failure: ConnectionError?) -> OpenFinished {
-        var finished = OpenFinished()
+        var failure = failure
+        if failure == nil, case .opening(attempt, _, _, closed: let reason?) = lane {
+            failure = .connectFailed("the transport closed as it opened (\(reason))")
+        }
+        var finished = OpenFinished(failure: failure)
         let action = failure == nil ? lifecycle.openSucceeded(attempt) : lifecycle.openFailed(attempt)
         switch action {
         case .stale:
@@ -157,8 +165,8 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     /// The owner started the open's task: `true` when it is to be cancelled at once (the app gave
     /// the open up before the task was known).
     mutating func openStarted(_ attempt: ConnectionStateMachine.Attempt, task: Task<Void, Never>) -> Bool {
-        guard case .opening(attempt, nil, let abandoned) = lane else { return false }
-        lane = .opening(attempt, task: task, abandoned: abandoned)
+        guard case .opening(attempt, nil, let abandoned, let closed) = lane else { return false }
+        lane = .opening(attempt, task: task, abandoned: abandoned, closed: closed)
         return abandoned
     }
 
@@ -229,8 +237,8 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     /// task returned, to cancel) if it runs.
     private mutating func abandon(_ attempt: ConnectionStateMachine.Attempt) -> Task<Void, Never>? {
         jobs.removeAll { if case .open(attempt) = $0 { true } else { false } }
-        guard case .opening(attempt, let task, _) = lane else { return nil }
-        lane = .opening(attempt, task: task, abandoned: true)
+        guard case .opening(attempt, let task, _, let closed) = lane else { return nil }
+        lane = .opening(attempt, task: task, abandoned: true, closed: closed)
         return task
     }
 
@@ -282,10 +290,14 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     }
 
     /// The transport of `attempt` closed by itself (`reason`): the requests it carried, to fail
-    /// (`nil` when the attempt is stale).
+    /// (`nil` when the attempt is stale). While its open runs, the open fails when it returns.
     mutating func transportClosed(_ attempt: ConnectionStateMachine.Attempt, reason: String) -> [UInt64: PendingRequest]? {
         switch lifecycle.transportClosed(attempt) {
-        case .stale: return nil
+        case .stale:
+            if case .opening(attempt, let task, let abandoned, nil) = lane {
+                lane = .opening(attempt, task: task, abandoned: abandoned, closed: reason)
+            }
+            return nil
         case .moved:
             lastError = reason
             return takeInFlightRequests()
