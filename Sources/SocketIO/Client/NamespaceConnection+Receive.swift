@@ -11,10 +11,7 @@ extension NamespaceConnection {
             return
         case .connected(let id, let early, let flush):
             for packet in early { deliver(packet) }
-            if !flush.isEmpty {
-                manager.write(flush)
-                reportOutgoing(flush)
-            }
+            writeBuffered(flush)
             drainRetryQueue(force: true)
             publish(.connected(id: id))
             dispatch(SocketEvent(name: "connect", items: []), includeAny: false)
@@ -34,6 +31,20 @@ extension NamespaceConnection {
             // No automatic reconnection follows the server's disconnect: nothing queued can go.
             failRetryQueue(with: .disconnected(reason))
             manager.socketBecameInactive(self)
+        }
+    }
+
+    /// Writes what was buffered while not connected, then what was emitted while that write ran,
+    /// until none is left; what finds no connection waits for the next connect.
+    private func writeBuffered(_ first: [SocketPacket]) {
+        var batch = first
+        while !batch.isEmpty {
+            guard manager.write(batch) else {
+                transition { $0.machine.flushFailed(batch) }
+                return
+            }
+            reportOutgoing(batch)
+            batch = transition { $0.machine.flushed() }
         }
     }
 

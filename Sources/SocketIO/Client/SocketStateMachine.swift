@@ -28,6 +28,9 @@ struct SocketStateMachine: Sendable {
     private(set) var awaitingReconnect = false
     private(set) var state: State = .idle
     private(set) var sendBuffer: [SocketPacket] = []
+    /// Connected, and the buffer's emits are being written (``flushed()``): a new emit waits
+    /// behind them in the buffer, so none overtakes an older one.
+    private(set) var flushing = false
     private var nextAckID = 0
     /// Connection state recovery: the private session id from the last CONNECT reply, and the
     /// offset of the last event received (sent back on the next CONNECT).
@@ -205,6 +208,7 @@ struct SocketStateMachine: Sendable {
             if pid == nil { recovery = nil }
             let flush = sendBuffer
             sendBuffer = []
+            flushing = !flush.isEmpty
             return .connected(id: id, early: early.map { stripOffset($0) }, flush: flush)
         case (.connecting, .connectError):
             state = .idle
@@ -268,10 +272,33 @@ struct SocketStateMachine: Sendable {
     }
 
     mutating func emit(_ packet: SocketPacket) -> EmitAction {
-        if isConnected { return .send(packet) }
+        if isConnected, !flushing { return .send(packet) }
+        if isConnected { return append(packet) }
         guard sendBuffer.count < sendBufferLimit else { return .refuse }
+        return append(packet)
+    }
+
+    private mutating func append(_ packet: SocketPacket) -> EmitAction {
         sendBuffer.append(packet)
         return .buffered
+    }
+
+    /// The last batch of the flush was written: the emits that came meanwhile, to write next
+    /// (empty when the flush is over, or the connection went away and they wait for the next).
+    mutating func flushed() -> [SocketPacket] {
+        guard flushing, isConnected, !sendBuffer.isEmpty else {
+            flushing = false
+            return []
+        }
+        defer { sendBuffer = [] }
+        return sendBuffer
+    }
+
+    /// A batch of the flush found no connection to write to: it goes back in front of the
+    /// buffer, for the next connect.
+    mutating func flushFailed(_ batch: [SocketPacket]) {
+        sendBuffer = batch + sendBuffer
+        flushing = false
     }
 
     // MARK: - Ending

@@ -101,8 +101,42 @@ import Testing
         let reply = SocketPacket(kind: .connect, data: ["sid": "s1"])
         #expect(machine.received(reply) == .connected(id: "s1", early: [early], flush: [.event("a", []), .event("b", [])]))
         #expect(machine.status == .connected(id: "s1"))
-        #expect(machine.emit(.event("c", [])) == .send(.event("c", [])))
+        #expect(machine.emit(.event("c", [])) == .buffered, "behind the flush being written")
+        #expect(machine.flushed() == [.event("c", [])])
+        #expect(machine.flushed() == [], "the flush is over")
+        #expect(machine.emit(.event("d", [])) == .send(.event("d", [])))
         #expect(machine.received(early) == .deliverEvent(early))
+    }
+
+    /// A flush whose write found no connection (the engine closing as the CONNECT reply came)
+    /// is kept, in front of what was emitted meanwhile, for the next connect; before, it was
+    /// dropped, and emits without an ack were lost without a word.
+    @Test func aFlushThatFoundNoConnectionWaitsForTheNextConnect() {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 5, reconnects: true)
+        _ = machine.connect(engineOpen: false)
+        _ = machine.emit(.event("a", []))
+        guard case .connected(_, _, let flush) = machine.received(SocketPacket(kind: .connect, data: ["sid": "s1"])) else {
+            Issue.record("not connected")
+            return
+        }
+        #expect(machine.emit(.event("b", [])) == .buffered)
+        machine.flushFailed(flush)
+        _ = machine.engineClosed(.transportClose)
+        #expect(machine.sendBuffer == [.event("a", []), .event("b", [])])
+        _ = machine.connect(engineOpen: true, sid: "e2")
+        #expect(machine.received(SocketPacket(kind: .connect, data: ["sid": "s2"])) == .connected(id: "s2", early: [], flush: [.event("a", []), .event("b", [])]))
+    }
+
+    /// The connection went away between two batches of a flush: the rest waits for the next.
+    @Test func aFlushEndsWhenTheConnectionWentAway() {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 5, reconnects: true)
+        _ = machine.connect(engineOpen: false)
+        _ = machine.emit(.event("a", []))
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s1"]))
+        #expect(machine.emit(.event("b", [])) == .buffered)
+        _ = machine.engineClosed(.transportClose)
+        #expect(machine.flushed() == [])
+        #expect(machine.sendBuffer == [.event("b", [])])
     }
 
     @Test func theSendBufferIsBoundedAndRefusesPastItsLimit() {
