@@ -51,7 +51,8 @@ extension Manager {
         /// acknowledged within its timeout (or whose connection dropped) is sent again. Above 0,
         /// acked emits go out one at a time, in order. 0 (the default) sends each once.
         public var retries = 0
-        /// How many emits a socket holds while not connected; past it `emit` throws.
+        /// How many emits a socket holds while not connected; past it `emit` throws. With
+        /// ``retries`` above 0, the retry queue of at-least-once emits is bounded by it too.
         public var sendBufferLimit: Int = 10_000
         /// Reconnect automatically after the transport closes or errs, or the heartbeat stops
         /// (never after the app's `disconnect()` or the server's `io server disconnect`).

@@ -20,7 +20,7 @@ extension NamespaceConnection {
         }
         guard retries > 0 else { return .ack(sendWithAck(event, items: items, timeout: timeout, complete: counted)) }
         let each = timeout ?? manager.configuration.defaultAckTimeout
-        return .queued(enqueueRetrying(event, items: items, timeout: each, retries: retries, complete: counted))
+        return .queued(try enqueueRetrying(event, items: items, timeout: each, retries: retries, complete: counted))
     }
 
     /// Ends a wait before its answer: its caller hears ``SocketIOError/ackTimeout`` (a wait

@@ -3,11 +3,13 @@ import SocketIOProtocol
 
 extension NamespaceConnection {
     /// Queues an at-least-once emit and starts it if it is first; returns its sequence number.
+    /// Throws ``SocketIOError/notConnected`` when not connected with `sendBufferLimit` queued.
     func enqueueRetrying(
         _ event: String, items: [JSONValue], timeout: Duration, retries: Int,
         complete: @escaping @Sendable (Result<[JSONValue], SocketIOError>) -> Void
-    ) -> Int {
-        let sequence = transition { $0.enqueueRetrying(event, items: items, timeout: timeout, retries: retries, caller: complete) }
+    ) throws(SocketIOError) -> Int {
+        let queued = transition { $0.enqueueRetrying(event, items: items, timeout: timeout, retries: retries, caller: complete) }
+        guard let sequence = queued else { throw .notConnected }
         drainRetryQueue(force: false)
         return sequence
     }

@@ -88,8 +88,10 @@ struct SocketState: Sendable {
 
     // MARK: - At-least-once emits
 
-    /// Queues an emit with its caller; returns its sequence number.
-    mutating func enqueueRetrying(_ event: String, items: [JSONValue], timeout: Duration, retries: Int, caller: @escaping RetryCaller) -> Int {
+    /// Queues an emit with its caller; returns its sequence number, or `nil` when not connected
+    /// and the queue already holds `sendBufferLimit` emits (the offline buffer's bound).
+    mutating func enqueueRetrying(_ event: String, items: [JSONValue], timeout: Duration, retries: Int, caller: @escaping RetryCaller) -> Int? {
+        guard machine.isConnected || retryQueue.entries.count < machine.sendBufferLimit else { return nil }
         let sequence = retryQueue.enqueue(event: event, items: items, timeout: timeout, retries: retries)
         retryCallers[sequence] = caller
         return sequence
