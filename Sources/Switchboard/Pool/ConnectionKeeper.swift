@@ -46,8 +46,7 @@ public final class ConnectionKeeper: Sendable {
     private struct State: Sendable {
         var machine = KeeperStateMachine()
         var loop: Task<Void, Never>?
-        var observers: [UInt64: AsyncStream<KeeperEvent>.Continuation] = [:]
-        var nextObserverID: UInt64 = 0
+        var observers = ObserverSet<KeeperEvent>()
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -90,28 +89,22 @@ public final class ConnectionKeeper: Sendable {
         }
     }
 
-    /// Stops the interval scans (lease changes no longer trigger scans either).
+    /// Stops the interval scans (lease changes no longer trigger scans either) and ends the
+    /// ``events()`` streams.
     public func stop() {
-        let loop = state.withLockedValue { state -> Task<Void, Never>? in
+        let (loop, observers) = state.withLockedValue { state in
             _ = state.machine.stop()
             defer { state.loop = nil }
-            return state.loop
+            return (state.loop, state.observers.takeAll())
         }
         loop?.cancel()
+        for observer in observers { observer.finish() }
     }
 
-    /// What the keeper does from now on.
+    /// What the keeper does from now on, until it is stopped (``stop()``, or the manager's
+    /// ``ConnectionManager/shutdown()``); a stopped keeper's stream ends at once.
     public func events() -> AsyncStream<KeeperEvent> {
-        let (stream, continuation) = AsyncStream<KeeperEvent>.makeStream()
-        let id = state.withLockedValue { state in
-            state.nextObserverID += 1
-            state.observers[state.nextObserverID] = continuation
-            return state.nextObserverID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
+        observerStream(of: self, \.state, \.observers)
     }
 
     /// Scans the pool now and returns when every action the scan started has finished.
@@ -234,7 +227,7 @@ public final class ConnectionKeeper: Sendable {
         case .scanFinished: logger.trace("\(event)")
         }
         state.withLockedValue { state in
-            for observer in state.observers.values { observer.yield(event) }
+            state.observers.yield(event)
         }
     }
 }

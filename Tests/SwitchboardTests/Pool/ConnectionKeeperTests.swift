@@ -188,6 +188,19 @@ struct ConnectionKeeperTests {
         await harness.manager.shutdown()
     }
 
+    /// `for await event in manager.keeper.events()` ends when the manager shuts down (and a
+    /// stream asked for later ends at once); before, it waited forever.
+    @Test func theEventStreamsEndWhenTheManagerShutsDown() async throws {
+        let harness = Harness()
+        let events = harness.keeper.events()
+        let consumer = Task { for await _ in events {}; return true }
+        await harness.manager.shutdown()
+        let ended = try await withTimeout(5, "the keeper's events ending") { await consumer.value }
+        #expect(ended)
+        let later = try await harness.keeper.events().first(1, within: 5, "a stream of a stopped keeper")
+        #expect(later.isEmpty)
+    }
+
     @Test func aStoppedKeeperNoLongerScans() async throws {
         let harness = Harness()
         let lease = try await harness.manager.lease(harness.configuration)
