@@ -44,11 +44,19 @@ struct PathObservers: Sendable {
     var all: [PathRelay] { Array(relays.values) }
 }
 
-/// Hands one observer its paths in version order.
+/// Hands one observer its paths in version order, one call at a time, outside any lock (a
+/// handler may cancel its own observation or report a path to the monitor it observes): a path
+/// that comes while a call runs waits, replaced by a newer one, and the running caller delivers
+/// it after.
 final class PathRelay: Sendable {
     private struct State {
         var handler: (@Sendable (NetworkPath) -> Void)?
-        var delivered: UInt64?
+        /// The newest version accepted (delivered or waiting).
+        var accepted: UInt64?
+        /// The path that waits for the call under way to return.
+        var waiting: NetworkPath?
+        /// Whether a caller is delivering now.
+        var delivering = false
     }
 
     private let state: NIOLockedValueBox<State>
@@ -57,13 +65,30 @@ final class PathRelay: Sendable {
         state = NIOLockedValueBox(State(handler: handler))
     }
 
-    /// Calls the handler with `path` unless a newer version was delivered or it was cancelled.
-    /// The handler runs under the relay's lock (it must not block), which keeps the order.
+    /// Calls the handler with `path` unless a newer version came first or it was cancelled.
     func deliver(_ path: NetworkPath, version: UInt64) {
+        let first = state.withLockedValue { state -> Bool in
+            guard state.handler != nil, state.accepted.map({ version > $0 }) ?? true else { return false }
+            state.accepted = version
+            state.waiting = path
+            guard !state.delivering else { return false }
+            state.delivering = true
+            return true
+        }
+        guard first else { return }
+        while let (handler, path) = nextCall() { handler(path) }
+    }
+
+    /// The waiting path and the handler to call with it; `nil` (and delivering over) when none.
+    private func nextCall() -> (@Sendable (NetworkPath) -> Void, NetworkPath)? {
         state.withLockedValue { state in
-            guard let handler = state.handler, state.delivered.map({ version > $0 }) ?? true else { return }
-            state.delivered = version
-            handler(path)
+            guard let handler = state.handler, let path = state.waiting else {
+                state.delivering = false
+                state.waiting = nil
+                return nil
+            }
+            state.waiting = nil
+            return (handler, path)
         }
     }
 

@@ -38,6 +38,27 @@ struct NetworkObservationTests {
         #expect(recorder.paths == [.unsatisfied, .satisfied])
     }
 
+    /// The handler runs outside the relay's lock: it may cancel its own observation, or report a
+    /// path to the monitor it observes (that call comes after it returns, in order). Before, the
+    /// handler ran under the lock and either call took it again (a trap, or a deadlock).
+    @Test("a handler may cancel its observation or report a path, from inside the call")
+    func reentrantHandler() {
+        final class Slot: @unchecked Sendable {
+            var observation: NetworkObservation?
+        }
+        let monitor = ManualNetworkMonitor(.satisfied)
+        let recorder = Recorder()
+        let slot = Slot()
+        slot.observation = monitor.observe { path in
+            recorder.record(path)
+            if path == .unsatisfied { monitor.update(.satisfied) }
+            if recorder.paths.count == 3 { slot.observation?.cancel() }
+        }
+        monitor.update(.unsatisfied)
+        monitor.update(.unsatisfied)
+        #expect(recorder.paths == [.satisfied, .unsatisfied, .satisfied])
+    }
+
     @Test("the default observe, over paths(), for monitors of the app's own")
     func defaultObserve() async throws {
         struct Fixed: NetworkMonitor {
