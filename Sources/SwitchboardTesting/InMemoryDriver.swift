@@ -34,7 +34,9 @@ public final class InMemoryDriver: ConnectionDriver {
         _ = try server.receive(InMemoryServer.Message(kind: .send, event: event, payload: payload), link: link)
     }
 
-    /// Asks the in-memory server and waits at most `timeout` for its answer.
+    /// Asks the in-memory server and waits for its answer: a request nobody handles waits until
+    /// the link closes or the caller is cancelled (the connection keeps the deadline, `timeout`,
+    /// on its own clock).
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
         let handler = try server.receive(InMemoryServer.Message(kind: .request, event: event, payload: payload), link: link)
         guard let handler else { return try await server.waitUnanswered(link: link) }

@@ -171,6 +171,8 @@ public final class InMemoryServer: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 transition { $0.openRequested(link: link, waiter: continuation) }?.resume()
+                // Cancelled before the wait was registered: the handler found nothing to take.
+                if Task.isCancelled { transition { $0.openCancelled(link: link) }?.resume(throwing: CancellationError()) }
             }
         } onCancel: {
             self.transition { $0.openCancelled(link: link) }?.resume(throwing: CancellationError())
@@ -203,6 +205,7 @@ public final class InMemoryServer: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 transition { $0.requestUnanswered(id: id, link: link, waiter: continuation) }?
                     .resume(throwing: ConnectionError.connectionLost("closed"))
+                if Task.isCancelled { transition { $0.requestCancelled(id: id) }?.resume(throwing: CancellationError()) }
             }
         } onCancel: {
             self.transition { $0.requestCancelled(id: id) }?.resume(throwing: CancellationError())
