@@ -127,6 +127,16 @@ final class ManagerConnection: Sendable {
         return engine.send(packets.flatMap { SocketPacketEncoder.encode($0).enginePackets })
     }
 
+    /// The answer to the server's event `id` on `namespace`: its first call writes the ack.
+    func ackResponder(namespace: String, id: Int) -> AckResponder {
+        let once = OnceFlag()
+        return AckResponder { items in
+            guard once.claim() else { return false }
+            self.write(.ack(items, namespace: namespace, id: id))
+            return true
+        }
+    }
+
     /// Called by a socket that wants a connection: the manager holds it (see ``SocketTable``).
     func socketWantsConnection(_ socket: NamespaceConnection) {
         transition { $0.sockets.hold(socket) }

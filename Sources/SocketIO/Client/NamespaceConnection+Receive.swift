@@ -50,17 +50,7 @@ extension NamespaceConnection {
 
     private func deliver(_ packet: SocketPacket) {
         guard let name = packet.eventName else { return }
-        var responder: AckResponder?
-        if let id = packet.id {
-            let namespace = self.namespace
-            let manager = self.manager
-            let once = OnceFlag()
-            responder = AckResponder { items in
-                guard once.claim() else { return false }
-                manager.write(.ack(items, namespace: namespace, id: id))
-                return true
-            }
-        }
+        let responder = packet.id.map { manager.ackResponder(namespace: namespace, id: $0) }
         dispatch(SocketEvent(name: name, items: packet.arguments, ack: responder), includeAny: true)
     }
 
@@ -87,16 +77,9 @@ extension NamespaceConnection {
     }
 
     func connectFailed(_ error: SocketIOError) {
-        let items: [JSONValue]
-        switch error {
-        case .connectError(let message, let data): items = [.string(message), data ?? .null]
-        case .invalidURL, .invalidHeader, .namespaceConflict, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
-             .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
-            items = [.string(error.description)]
-        }
         let status = transition { $0.machine.status }
         publish(status)
-        dispatch(SocketEvent(name: "connect_error", items: items), includeAny: false)
+        dispatch(SocketEvent(name: "connect_error", items: error.connectErrorItems), includeAny: false)
         resumeConnectWaiters(with: error)
         manager.socketBecameInactive(self)
     }

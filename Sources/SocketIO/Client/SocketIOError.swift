@@ -99,6 +99,19 @@ public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension SocketIOError {
+    /// The `connect_error` event's items for this failure: the server's message and data, or
+    /// the description.
+    var connectErrorItems: [JSONValue] {
+        switch self {
+        case .connectError(let message, let data): [.string(message), data ?? .null]
+        case .invalidURL, .invalidHeader, .namespaceConflict, .connectionFailed, .ackTimeout, .disconnected, .reservedEventName,
+             .payloadConversion, .notConnected, .versionMismatch, .reconnectFailed:
+            [.string(description)]
+        }
+    }
+}
+
 /// A socket's connection status.
 public enum SocketStatus: Sendable, Hashable, CustomStringConvertible {
     /// Never connected, or `connect()` not called yet.
