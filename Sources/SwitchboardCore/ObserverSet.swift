@@ -65,6 +65,13 @@ package struct ObserverSet<Element: Sendable>: Sendable {
         for observer in continuations.values { observer.continuation.yield(element) }
     }
 
+    /// Hands out every stream observing now, to be finished outside the lock; the set stays
+    /// open (an owner that can be opened again after a close: its later streams follow it).
+    package mutating func takeCurrent() -> [Observer] {
+        defer { continuations = [:] }
+        return Array(continuations.values)
+    }
+
     /// Closes the set and hands out every stream, to be finished outside the lock.
     package mutating func takeAll() -> [Observer] {
         isClosed = true

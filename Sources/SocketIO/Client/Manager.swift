@@ -93,7 +93,8 @@ public final class Manager: Sendable {
 
     /// Disconnects every socket and returns once the connection is closed, so everything emitted
     /// before has reached the server (use it before a process exits). Every async sequence
-    /// obtained from the manager and its sockets before the call ends.
+    /// obtained from the manager and its sockets before the call ends. A socket's `connect()`
+    /// opens the manager again; sequences obtained after the close follow it.
     ///
     /// Events emitted just before are not lost to a server that drops events read together with
     /// the DISCONNECT (socket.io's Node server does): the DISCONNECT waits until the server has
@@ -105,12 +106,13 @@ public final class Manager: Sendable {
         // The sockets no longer keep each other and the manager alive (see `SocketTable`).
         transition { $0.sockets.letGoAll() }
         await engine?.closeAndWait()
-        let observers = transition { $0.observers.takeAll() }
+        let observers = transition { $0.observers.takeCurrent() }
         for observer in observers { observer.finish() }
         for socket in sockets { socket.finishStreams() }
     }
 
-    /// The manager's events (`open`, `ping`, `close`, `error`) from now on, until ``close()``.
+    /// The manager's events (`open`, `ping`, `close`, `error`) from now on, until the next
+    /// ``close()``.
     public var events: AsyncStream<ManagerEvent> {
         observerStream(of: connection, \.inner, \.observers)
     }

@@ -70,7 +70,7 @@ extension Socket {
     /// Ends every async sequence made by this socket (its manager was closed).
     func finishStreams() {
         let enders = listeners.takeStreamEnders()
-        let observers = connection.transition { $0.statusObservers.takeAll() }
+        let observers = connection.transition { $0.statusObservers.takeCurrent() }
         for end in enders { end() }
         for observer in observers { observer.finish() }
     }
@@ -94,7 +94,7 @@ extension Socket {
     }
 
     /// Status changes from now on, starting with the current status; the sequence ends when the
-    /// manager is closed.
+    /// manager is next closed.
     public var statusChanges: AsyncStream<SocketStatus> {
         observerStream(of: connection, \.inner, \.statusObservers) { $0.machine.status }
     }
