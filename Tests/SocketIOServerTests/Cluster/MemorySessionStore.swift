@@ -90,7 +90,12 @@ final class MemorySessionStore: ClusterSessionStore {
         }
     }
 
-    func refreshSessions(owner: String) async throws {}
+    /// Each ``refreshSessions(owner:)`` call, with its owner.
+    let refreshes = AsyncStream.makeStream(of: String.self)
+
+    func refreshSessions(owner: String) async throws {
+        refreshes.continuation.yield(owner)
+    }
 
     func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
         await shared.waitWhileStalled()

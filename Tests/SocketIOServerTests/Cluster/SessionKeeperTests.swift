@@ -1,4 +1,7 @@
+import Logging
 import SocketIOProtocol
+import SwitchboardCore
+import SwitchboardTestSupport
 import Testing
 
 @testable import SocketIOServer
@@ -44,5 +47,25 @@ struct SessionKeeperTests {
         let taken = pending.take()
         #expect(taken.count == 10)
         #expect(taken.first == .connected(Self.session("0", rooms: ["99"])))
+    }
+
+    /// The refresh timer firing before the keeper's sleep was registered (a refresh that took
+    /// longer than the interval makes the next delay zero) still ends that sleep: before, the
+    /// wake-up was lost, and a server whose sockets were quiet never refreshed its sessions
+    /// again, so their recovery window ran out in the cluster.
+    @Test("a refresh timer that fires before the sleep is registered still wakes it")
+    func timerBeforeSleep() async throws {
+        let store = MemorySessionStore(bus: LocalClusterBus(), shared: MemorySessionStore.Shared())
+        let keeper = SessionKeeper(store: store, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, refreshInterval: .zero)
+        // Deadlines due now run at once, inside the schedule call: before the sleep is stored.
+        let timeline = Timeline(ContinuousClock()) { delay, action in
+            if delay <= .zero { action() }
+            return {}
+        }
+        let running = Task { await keeper.run(owner: "me", clock: timeline) }
+        let refreshes = try await store.refreshes.stream.first(2, within: 10, "two refreshes")
+        #expect(refreshes == ["me", "me"])
+        keeper.close()
+        await running.value
     }
 }

@@ -49,6 +49,10 @@ final class SessionKeeper: Sendable {
     private struct State {
         var pending = Pending()
         var wake: CheckedContinuation<Void, Never>?
+        /// The number of the last sleep, and whether its refresh timer fired: a timer that fires
+        /// before the sleep's continuation is stored must still end that sleep.
+        var sleep = 0
+        var sleepDue = false
         var flushed: [CheckedContinuation<Void, Never>] = []
         var writing = false
         var closed = false
@@ -104,8 +108,15 @@ final class SessionKeeper: Sendable {
         if !taken.isEmpty { return taken }
         // Nothing queued: sleep until something is, or the refresh is due.
         let delay = max(.zero, refreshAt - clock.now())
+        let sleep = state.withLockedValue { state in
+            state.sleep += 1
+            state.sleepDue = false
+            return state.sleep
+        }
         let cancel = clock.schedule(delay) { [self] in
             let wake = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+                guard state.sleep == sleep else { return nil }
+                state.sleepDue = true
                 defer { state.wake = nil }
                 return state.wake
             }
@@ -113,7 +124,7 @@ final class SessionKeeper: Sendable {
         }
         await withCheckedContinuation { continuation in
             let ready = state.withLockedValue { state -> Bool in
-                guard state.pending.isEmpty, !state.closed else { return true }
+                guard state.pending.isEmpty, !state.closed, !state.sleepDue else { return true }
                 state.wake = continuation
                 return false
             }
