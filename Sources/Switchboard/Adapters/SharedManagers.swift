@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import SocketIO
 
 /// The Socket.IO managers of one factory, shared between its connections the way socket.io
-/// multiplexes: connections to the same server with the same engine options (path, transport,
-/// headers, connect timeout) and different namespaces ride one manager, so one Engine.IO
+/// multiplexes: connections to the same server with the same engine options (path, query,
+/// transport, headers, connect timeout) and different namespaces ride one manager, so one Engine.IO
 /// session. A namespace is never on one manager twice (two configurations for one namespace,
 /// with different auth say, get managers of their own).
 final class SharedManagers: Sendable {
@@ -14,6 +14,8 @@ final class SharedManagers: Sendable {
         var host: String?
         var port: Int?
         var path: String
+        /// Sent with every Engine.IO request, so the server sees it in each namespace's handshake.
+        var query: String?
         var transport: ConnectionTransport
         var headers: [ConnectionHeader]
         var connectTimeout: Duration
@@ -24,6 +26,7 @@ final class SharedManagers: Sendable {
             host = configuration.url.host?.lowercased()
             port = configuration.url.port
             path = configuration.path
+            query = URLComponents(url: configuration.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
             transport = configuration.transport
             headers = configuration.headers
             connectTimeout = configuration.connectTimeout

@@ -56,4 +56,35 @@ import Testing
         await manager.shutdown()
         await running.stop()
     }
+
+    /// The query is an engine option (sent with every Engine.IO request, seen by the server in
+    /// each namespace's handshake): connections whose URLs differ in it get sessions of their
+    /// own. Before, `/admin?tenant=b` rode the session of `/?tenant=a` and the server saw
+    /// `tenant=a` for it.
+    @Test func connectionsWithDifferentQueriesDoNotShareASession() async throws {
+        let server = SocketIOServer(configuration: DemoApplication.configuration, logger: Self.silent)
+        let tenants = AsyncStream.makeStream(of: String.self)
+        for namespace in ["/", "/admin"] {
+            server.namespace(namespace).onConnection { socket in
+                tenants.continuation.yield("\(namespace) \(socket.handshake.query["tenant"] ?? "none")")
+            }
+        }
+        let running = try await server.start()
+        let manager = ConnectionManager(factory: .socketIO, scanInterval: .milliseconds(50))
+        var leases: [ConnectionLease] = []
+        for (path, tenant) in [("/", "a"), ("/admin", "b")] {
+            var components = try #require(URLComponents(url: running.url, resolvingAgainstBaseURL: false))
+            components.path = path
+            components.query = "tenant=\(tenant)"
+            var configuration = ConnectionConfiguration(url: try #require(components.url))
+            configuration.transport = .webSocketOnly
+            leases.append(try await manager.lease(configuration))
+        }
+        let seen = try await tenants.stream.first(2, within: 20, "both namespaces connecting")
+        #expect(Set(seen) == ["/ a", "/admin b"])
+        #expect(server.sessionCount == 2)
+        for lease in leases { lease.release() }
+        await manager.shutdown()
+        await running.stop()
+    }
 }
