@@ -148,9 +148,11 @@ struct PollingStateMachine<Pause, Closed, Poll> {
         update { $0.poll = poll }
     }
 
-    /// The handshake told the session its id and the server's `maxPayload`.
+    /// The handshake told the session its id and the server's `maxPayload`. An `open` packet
+    /// later in the session changes nothing (the engine ignores it too).
     mutating func opened(sid: String, maxPayload: Int?) {
         update { session in
+            guard session.sid == nil else { return }
             session.sid = sid
             if let maxPayload { session.maxPayload = maxPayload }
         }

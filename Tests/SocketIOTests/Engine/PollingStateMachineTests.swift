@@ -35,6 +35,18 @@ import Testing
         #expect(result6, "and the next send starts another")
     }
 
+    /// A server sending a second `open` mid-session no longer moves the transport to another
+    /// session id or payload limit, behind the engine's back (the engine ignores it).
+    @Test("a later open packet changes neither the session id nor maxPayload")
+    func laterOpenIgnored() {
+        var machine = Self.opened()
+        machine.opened(sid: "other", maxPayload: 1)
+        _ = machine.send([.message("a"), .message("b")], fenced: false)
+        let post = machine.nextPost(maxPackets: 16, version: .v4)
+        #expect(post?.sid == "abc")
+        #expect(post?.body == PollingPayload.encode([.message("a"), .message("b")], version: .v4))
+    }
+
     @Test("a fence: what was queued before goes in an earlier POST than what comes after; batches respect maxPackets")
     func fencesAndBatches() {
         var machine = Self.opened()
