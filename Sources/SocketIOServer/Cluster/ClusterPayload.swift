@@ -202,8 +202,20 @@ public struct ClusterBroadcastOptions: Sendable, Hashable {
     /// Whether the `volatile` flag is set.
     public var isVolatile: Bool { flags["volatile"]?.boolValue ?? false }
 
-    /// The `timeout` flag (milliseconds) of a broadcast with acknowledgements.
-    public var timeout: Duration? { flags["timeout"]?.doubleValue.map { .milliseconds($0) } }
+    /// The `timeout` flag (milliseconds) of a broadcast with acknowledgements, at most
+    /// ``maxTimeout``; `nil` when absent, not a number, NaN or negative.
+    ///
+    /// The number comes from another server: beyond what a timer holds it is clamped (an
+    /// infinite one too) rather than trapping in `Duration`. No Node.js requester waits longer
+    /// than the maximum: `setTimeout` fires at once for a longer delay.
+    public var timeout: Duration? {
+        guard let milliseconds = flags["timeout"]?.doubleValue, milliseconds >= 0 else { return nil }  // NaN fails too
+        return .milliseconds(min(milliseconds, Self.maxTimeoutMilliseconds))
+    }
+
+    /// The longest ``timeout``: 2^31 - 1 ms (about 24.8 days), Node.js's longest timer.
+    public static let maxTimeout = Duration.milliseconds(maxTimeoutMilliseconds)
+    private static let maxTimeoutMilliseconds: Double = 2_147_483_647
 
     var json: JSONValue {
         var object = JSONObject()

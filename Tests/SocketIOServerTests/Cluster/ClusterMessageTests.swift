@@ -119,6 +119,25 @@ struct ClusterMessageTests {
         #expect(options.isVolatile)
     }
 
+    /// A number from another server becomes a timer here: Node's longest timer (2^31 - 1 ms) at
+    /// most, for a flag larger or infinite (`Duration.milliseconds` traps beyond ~1.7e23, and
+    /// `Duration` arithmetic long before); what is no duration at all is none.
+    @Test("a broadcast's timeout flag: milliseconds, at most 2^31 - 1 (also when infinite); NaN, negative or not a number is none")
+    func timeoutFlag() {
+        func timeout(_ value: JSONValue) -> Duration? { ClusterBroadcastOptions(flags: ["timeout": value]).timeout }
+        let longest = Duration.milliseconds(2_147_483_647)
+        #expect(timeout(5000) == .seconds(5))
+        #expect(timeout(0) == .zero)
+        #expect(timeout(.number(2_147_483_647)) == longest)
+        #expect(timeout(.number(1e300)) == longest)
+        #expect(timeout(.number(.infinity)) == longest)
+        #expect(timeout(.number(.nan)) == nil)
+        #expect(timeout(.number(-5)) == nil)
+        #expect(timeout(.number(-.infinity)) == nil)
+        #expect(timeout("5000") == nil)
+        #expect(ClusterBroadcastOptions().timeout == nil)
+    }
+
     @Test("malformed messages are typed errors", arguments: [
         (#"[]"#, ClusterMessageError.notAnObject),
         (#"{"type":3,"nsp":"/"}"#, .missing("uid")),
