@@ -32,7 +32,9 @@ extension ClusterState {
             if let last = sequences[message.uid] {
                 guard sequence > last else { return .duplicate }
                 let gap = Int(sequence - last - 1)
-                missed += gap
+                // Saturating: each sender may skip up to 2^53 numbers, and senders are many.
+                let sum = missed.addingReportingOverflow(gap)
+                missed = sum.overflow ? Int.max : sum.partialValue
                 delivery.missed = gap
             }
             sequences[message.uid] = sequence

@@ -68,7 +68,7 @@ struct ClusterState<Waiter, Caller> {
     /// restart of every server). A late copy comes from a journal catch-up after a lost
     /// listening connection, when every server looks silent at once: far fewer than this.
     static var forgottenNumberingKept: Int { 1_000 }
-    /// Messages of other servers known lost: gaps in their numbering.
+    /// Messages of other servers known lost: gaps in their numbering (saturating at `Int.max`).
     var missed = 0
     /// Messages that could not be published and had no caller to tell.
     var failures = 0

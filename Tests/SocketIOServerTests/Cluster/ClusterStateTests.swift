@@ -129,6 +129,22 @@ struct ClusterStateTests {
         #expect(machine.missed == 2)
     }
 
+    /// Each sender may skip up to 2^53 - 3 numbers at once (its numbers are JSON's safe
+    /// integers): 1,025 of them sum past `Int.max`, which used to trap.
+    @Test("the count of missed messages saturates instead of overflowing")
+    func missedSaturates() {
+        var machine = Self.machine()
+        for index in 0 ..< 1_025 {
+            _ = machine.arrived(Self.message(from: "s\(index)", sequence: 1), at: .zero)
+            guard case .fresh(let delivery) = machine.arrived(Self.message(from: "s\(index)", sequence: 9_007_199_254_740_991), at: .zero),
+                  delivery.missed == 9_007_199_254_740_989 else {
+                Issue.record("expected the gap of s\(index)")
+                return
+            }
+        }
+        #expect(machine.missed == Int.max)
+    }
+
     @Test("liveness at injected times: silent for more than the heartbeat timeout is forgotten, and the requests it alone held up complete")
     func liveness() throws {
         var machine = Self.machine()
