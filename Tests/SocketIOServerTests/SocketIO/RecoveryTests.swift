@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIOProtocol
-import SocketIOServer
+@testable import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
@@ -258,6 +258,29 @@ struct RecoveryTests {
             let fresh = try await client.connect("/news", auth: #"{"pid":"\#(pid)","offset":"\#(hello.offset)"}"#)
             #expect(fresh["sid"]?.stringValue != sid)
             client.socket.drop()
+        }
+    }
+
+    /// A kept session that expires takes its timer slot with it: a long-lived server used to keep
+    /// one per client that dropped and never came back.
+    @Test("a dropped session that expires frees its expiry timer's slot")
+    func anExpiredSessionFreesItsTimerSlot() async throws {
+        let clock = ManualClock()
+        try await DemoServer.with({ configuration in
+            configuration.recovery = .enabled(maxDisconnectionDuration: .seconds(300))
+            configuration.clock = clock
+        }, setup: { server in
+            server.namespace("/news").onConnection { _ in }
+        }) { demo in
+            let news = demo.server.namespace("/news")
+            let (sid, _, _) = try await Self.connectThenDrop(demo)
+            #expect(news.expiries.count == 1, "kept, its expiry armed")
+            await clock.waitForSleeper(dueAt: .seconds(300))
+            clock.advance(by: .seconds(301))
+            try await withTimeout(10, "the kept session expires") {
+                while news.membership({ $0.members[sid] }) != nil { await Task.yield() }
+            }
+            #expect(news.expiries.count == 0)
         }
     }
 }
