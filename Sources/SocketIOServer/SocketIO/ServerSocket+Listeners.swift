@@ -22,7 +22,11 @@ extension ServerSocket {
 
     /// Removes one handler.
     public func off(_ id: ServerListenerID) {
-        state.withLockedValue { $0.listeners.remove(id.value) }
+        state.withLockedValue { state in
+            state.listeners.remove(id.value)
+            // The handler of an `events(named:)` stream: its end on disconnect goes with it.
+            state.disconnectHandlers.removeAll { $0.stream == id.value }
+        }
     }
 
     /// Removes every handler of `event`.
@@ -33,9 +37,14 @@ extension ServerSocket {
     /// Calls `handler` once when the socket leaves its namespace, with socket.io's reason. Added
     /// after the socket left, it is called at once.
     public func onDisconnect(_ handler: @escaping @Sendable (ServerDisconnectReason) -> Void) {
+        onDisconnect(stream: nil, handler)
+    }
+
+    /// Adds a disconnect handler, of the stream whose listener is `stream` if set.
+    private func onDisconnect(stream: Int?, _ handler: @escaping @Sendable (ServerDisconnectReason) -> Void) {
         let reason: ServerDisconnectReason? = state.withLockedValue { state in
             if let reason = state.disconnectReason { return reason }
-            state.disconnectHandlers.append(handler)
+            state.disconnectHandlers.append((stream, handler))
             return nil
         }
         if let reason { handler(reason) }
@@ -46,7 +55,8 @@ extension ServerSocket {
     public func events(named event: String) -> AsyncStream<ServerEvent> {
         let (stream, continuation) = AsyncStream<ServerEvent>.makeStream()
         let id = on(event) { continuation.yield($0) }
-        onDisconnect { _ in continuation.finish() }
+        onDisconnect(stream: id.value) { _ in continuation.finish() }
+        // Removes the listener and the disconnect handler: a stream dropped early keeps neither.
         continuation.onTermination = { [weak self] _ in self?.off(id) }
         return stream
     }

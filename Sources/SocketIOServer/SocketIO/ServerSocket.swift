@@ -23,7 +23,9 @@ public final class ServerSocket: Sendable {
 
     struct State {
         var listeners = ListenerRegistry<ServerEvent>()
-        var disconnectHandlers: [@Sendable (ServerDisconnectReason) -> Void] = []
+        /// In the order added; the one of an ``ServerSocket/events(named:)`` stream carries the
+        /// id of the stream's listener, so ending the stream removes both.
+        var disconnectHandlers: [(stream: Int?, handler: @Sendable (ServerDisconnectReason) -> Void)] = []
         var nextAckID = 0
         /// Set once the socket left its namespace.
         var disconnectReason: ServerDisconnectReason?
@@ -141,7 +143,7 @@ public final class ServerSocket: Sendable {
                 state.listeners = ListenerRegistry<ServerEvent>()
                 state.disconnectHandlers.removeAll()
             }
-            return state.disconnectHandlers
+            return state.disconnectHandlers.map(\.handler)
         }
         guard let handlers else { return false }
         client.remove(self)

@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SocketIOProtocol
-import SocketIOServer
+@testable import SocketIOServer
 import Testing
 
 @Suite("Namespaces and sockets, on the wire")
@@ -113,6 +113,26 @@ struct NamespaceTests {
             #expect(handshake.auth?["user"] == "ada")
             #expect(handshake.address?.hasPrefix("127.0.0.1:") == true)
             socket.drop()
+        }
+    }
+
+    /// A stream the app stops reading ends: its listener goes, and its disconnect handler with
+    /// it (kept until the socket left, it held the stream, one per stream ever made).
+    @Test("event streams dropped by the app leave no disconnect handler behind")
+    func droppedEventStreamsForgetTheirDisconnectHandlers() async throws {
+        try await DemoServer.with(setup: { server in
+            server.namespace("/streams").onConnection { socket in
+                socket.onDisconnect { _ in }  // the app's own
+                for _ in 0 ..< 100 { _ = socket.events(named: "tick") }
+                let kept = socket.state.withLockedValue { $0.disconnectHandlers.count }
+                socket.emit("kept", .number(Double(kept)))
+            }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            _ = try await client.connect("/streams")
+            let kept = try await client.next("how many disconnect handlers the socket keeps")
+            #expect(kept == #"42/streams,["kept",1]"#)
+            client.socket.drop()
         }
     }
 }
