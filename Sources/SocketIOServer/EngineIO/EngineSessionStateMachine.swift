@@ -148,7 +148,8 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
 
     // MARK: - Closing
 
-    /// Closes the session; `nil` when it is already closed.
+    /// Closes the session; `nil` when it is already closed, lingering included: that close was
+    /// reported, and its last packets still wait for the next GET (or the linger timer).
     mutating func close(_ reason: EngineCloseReason) -> CloseEffects? {
         var effects = CloseEffects(reason: reason)
         switch transport {
@@ -170,9 +171,7 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
         case .webSocket(let socket):
             effects.webSocket = (socket, reason.isServerInitiated ? [.close] : [])
             transport = .closed
-        case .closing:
-            transport = .closed
-        case .closed:
+        case .closing, .closed:
             return nil
         }
         return effects

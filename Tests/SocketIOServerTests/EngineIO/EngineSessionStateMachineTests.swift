@@ -178,6 +178,27 @@ struct EngineSessionStateMachineTests {
         #expect(again == nil)
     }
 
+    /// Closed once is closed: a second close (the app's again, the server stopping) used to
+    /// report the session closed a second time and end the linger, so its GET got a 400.
+    @Test("a lingering session closed again: nothing to do, and the linger still ends at the next GET or its timer")
+    func closeWhileLingering() throws {
+        var machine = polling()
+        _ = machine.send([.text("41")])
+        #expect(machine.close(.forcedClose)?.linger?.kind == .linger)
+        #expect(machine.close(.forcedClose) == nil)
+        #expect(machine.close(.serverShuttingDown) == nil)
+        guard case .respondAndFinish(let frames) = machine.poll(1) else { Issue.record("expected the last packets"); return }
+        #expect(frames == [.text("41"), .close])
+
+        var unpolled = polling()
+        let linger = try #require(unpolled.close(.forcedClose)?.linger)
+        #expect(unpolled.close(.serverShuttingDown) == nil)
+        guard case .finishLinger = unpolled.timerFired(.linger, generation: linger.generation) else {
+            Issue.record("expected the linger to end")
+            return
+        }
+    }
+
     @Test("a ping timeout forgets a polling session at once: no lingering packets, the next GET is refused")
     func pingTimeoutDoesNotLinger() {
         var machine = polling()

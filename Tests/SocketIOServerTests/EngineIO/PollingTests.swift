@@ -141,4 +141,35 @@ struct PollingTests {
             #expect(reply.packets == [#"42["still","here"]"#])
         }
     }
+
+    /// A polling session closed with no GET held lingers for its last packets; closed again
+    /// meanwhile (the app again, the server stopping) it is reported closed once, so
+    /// `engineio_sessions_open` counts it once, and its next GET still gets them.
+    @Test("a lingering session closed again is reported closed once; its next GET still gets close")
+    func closedAgainWhileLingering() async throws {
+        try await DemoServer.with { demo in
+            func joined() async throws -> (client: PollingClient, socket: ServerSocket) {
+                let client = try await PollingClient.open(port: demo.port)
+                try await client.post(["40"])
+                let connect = try await client.receive(1)
+                let id = try #require(try JSONValue(parsing: String(connect[0].dropFirst(2)))["sid"]?.stringValue)
+                return (client, try #require(demo.server.namespace("/").socket(id: id)))
+            }
+            let first = try await joined()
+            first.socket.disconnect(close: true)  // no GET held: the session lingers
+            first.socket.disconnect(close: true)
+            let last = try await first.client.get()
+            #expect(last.status == 200)
+            #expect(last.packets.last == "1", "the session kept its close for this GET: \(last.packets)")
+            let second = try await joined()
+            second.socket.disconnect(close: true)
+            await demo.stop()
+            let closed = demo.events.all.compactMap { event -> String? in
+                if case .sessionClosed(let sid, _) = event { return sid }
+                return nil
+            }
+            #expect(closed.filter { $0 == first.client.sid }.count == 1)
+            #expect(closed.filter { $0 == second.client.sid }.count == 1)
+        }
+    }
 }
