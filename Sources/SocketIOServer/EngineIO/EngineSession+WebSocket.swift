@@ -41,7 +41,8 @@ extension EngineSession {
                 close(.parseError("a v3 binary frame that is not a message"))
                 return
             }
-            data = data.dropFirst()
+            // Its own `Data`, from index 0 (as over polling): a slice would start at 1.
+            data = Data(data.dropFirst())
         }
         await deliver(binary: data, from: writer)
     }

@@ -95,4 +95,25 @@ struct EngineV3Tests {
         }
     }
 
+    /// The type byte goes, and the attachment is its own `Data` from index 0, as over polling
+    /// (a slice from index 1 used to reach the handler).
+    @Test func overWebSocketABinaryAttachmentReachesTheHandlerFromIndexZero() async throws {
+        try await DemoServer.with({ $0.allowEIO3 = true }, installingDemo: false, setup: { server in
+            server.namespace("/").onConnection { socket in
+                socket.on("bytes") { event in
+                    guard case .binary(let data)? = event.items.first else { return }
+                    socket.emit("seen", .number(Double(data.startIndex)), .array(data.map { .number(Double($0)) }))
+                }
+            }
+        }) { demo in
+            let socket = try await RawWebSocket.open(port: demo.port, target: "/socket.io/?EIO=3&transport=websocket")
+            #expect(try await socket.nextText("the open packet").hasPrefix("0{"))
+            #expect(try await socket.nextText("the join of /") == "40")
+            try socket.send(text: #"451-["bytes",{"_placeholder":true,"num":0}]"#)
+            try socket.send(binary: [4, 9, 8, 7])
+            let seen = try await socket.nextText("what the handler saw")
+            #expect(seen == #"42["seen",0,[9,8,7]]"#)
+            socket.drop()
+        }
+    }
 }
