@@ -9,6 +9,9 @@ package import SocketIOProtocol
 /// count against new ones, so clients that close their channels cannot fill the table for the
 /// length of the expiry.
 ///
+/// A transport carries at most one channel: the envelopes on it name none, so a second would
+/// make them ambiguous (and let one connection fill the table).
+///
 /// The owner (the channel endpoint) holds it under a lock and passes the time in; nothing here
 /// does I/O. `Message` is what the server sends on a channel (an `Envelope` in production).
 ///
@@ -24,12 +27,15 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         case tooManyChannels(Int)
         /// The client's resume point does not fit the channel's state.
         case invalidResume(ReliableChannelError)
+        /// A resume of another channel on a transport that carries this one.
+        case transportCarriesAnother(String)
 
         package var description: String {
             switch self {
             case .unknownChannel(let id): "unknown or expired channel \"\(id)\""
             case .tooManyChannels(let limit): "too many channels (\(limit))"
             case .invalidResume(let error): "cannot resume: \(error)"
+            case .transportCarriesAnother(let id): "the transport carries channel \"\(id)\" already"
             }
         }
     }
@@ -55,8 +61,8 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
     /// The window of each channel's sender.
     package let window: Int
     package private(set) var channels: [String: Channel] = [:]
-    /// The channels each transport carries.
-    private var carried: [Int: Set<String>] = [:]
+    /// The channel each transport carries.
+    private var carried: [Int: String] = [:]
     /// Detached channels, oldest first, with the time each was detached; an entry whose channel
     /// was attached (or detached again) since is skipped when its turn comes.
     private var detached: Deque<(id: String, since: Duration)> = []
@@ -82,6 +88,7 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
     /// A client opened (`received` 0) or resumed channel `id` on transport `attachment`.
     package mutating func resume(_ id: String, received: UInt64, on attachment: Int, now: Duration) throws(Refusal) -> Resumed {
         let expired = expire(now: now)
+        if let carrying = carried[attachment], carrying != id { throw .transportCarriesAnother(carrying) }
         guard var channel = channels[id] else {
             guard received == 0 else { throw .unknownChannel(id) }
             var evicted: String?
@@ -92,7 +99,7 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
             var fresh = Channel(sender: ReliableSender(window: window), receiver: ReliableReceiver(), attachment: attachment)
             let point = fresh.receiver.resumePoint()
             channels[id] = fresh
-            carried[attachment, default: []].insert(id)
+            carried[attachment] = id
             return Resumed(received: point, resend: [], previousAttachment: nil, expired: expired, evicted: evicted)
         }
         let resend: [(seq: UInt64, message: Message)]
@@ -105,24 +112,23 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
         if let previous { uncarry(id, by: previous) }
         channel.attachment = attachment
         channel.detachedSince = nil
-        carried[attachment, default: []].insert(id)
+        carried[attachment] = id
         let point = channel.receiver.resumePoint()
         channels[id] = channel
         return Resumed(received: point, resend: resend, previousAttachment: previous, expired: expired)
     }
 
-    /// Transport `attachment` closed: the channels it carried wait for a resume until they expire.
+    /// Transport `attachment` closed: the channel it carried waits for a resume until it expires.
     package mutating func detach(_ attachment: Int, now: Duration) {
-        for id in carried.removeValue(forKey: attachment) ?? [] where channels[id]?.attachment == attachment {
-            channels[id]?.attachment = nil
-            channels[id]?.detachedSince = now
-            detached.append((id, now))
-        }
+        guard let id = carried.removeValue(forKey: attachment), channels[id]?.attachment == attachment else { return }
+        channels[id]?.attachment = nil
+        channels[id]?.detachedSince = now
+        detached.append((id, now))
     }
 
     /// The channel transport `attachment` carries, if any.
     package func channel(carriedBy attachment: Int) -> String? {
-        carried[attachment]?.first
+        carried[attachment]
     }
 
     /// Forgets the channels detached for longer than ``expiry``; returns their ids.
@@ -159,8 +165,7 @@ package struct ReliableChannelTable<Message: Sendable>: Sendable {
     }
 
     private mutating func uncarry(_ id: String, by attachment: Int) {
-        carried[attachment]?.remove(id)
-        if carried[attachment]?.isEmpty == true { carried.removeValue(forKey: attachment) }
+        if carried[attachment] == id { carried.removeValue(forKey: attachment) }
     }
 
     /// Runs `body` on channel `id`'s state (sending, acknowledging, receiving).

@@ -108,6 +108,25 @@ struct ReliableChannelsStateMachineTests {
         #expect(machine.channel("b") == nil)
     }
 
+    /// A transport carries one channel: a resume of another on it is refused (the envelopes on
+    /// it would go to either channel, and one connection could fill the table and lock every
+    /// other client out); a new transport opens one as before.
+    @Test func aTransportThatCarriesAChannelIsRefusedAnother() throws {
+        var machine = Self.machine(maxChannels: 2)
+        _ = machine.attach { $0 }
+        #expect(Self.resumption(machine.resume("a", received: 0, on: 1, now: .zero) { "app:a" }) != nil)
+        guard case .refuse(let message) = machine.resume("b", received: 0, on: 1, now: .zero, fresh: { "app:b" }) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(message == #"the transport carries channel "a" already"#)
+        #expect(machine.channel("b") == nil && machine.count == 1)
+        #expect(machine.channel(carriedBy: 1) == "a")
+        _ = machine.attach { $0 }
+        #expect(Self.resumption(machine.resume("c", received: 0, on: 2, now: .zero) { "app:c" }) != nil)
+        #expect(machine.count == 2 && machine.channel(carriedBy: 2) == "c")
+    }
+
     @Test func anExpiredChannelIsForgottenWithWhatTheAppHeld() {
         var machine = Self.opened()
         _ = machine.detach(1, now: .seconds(10))
