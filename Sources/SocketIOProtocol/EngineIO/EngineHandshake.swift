@@ -25,8 +25,10 @@ public struct EngineHandshake: Sendable, Hashable {
 
     /// The longest `pingInterval` or `pingTimeout` a handshake may announce, in milliseconds:
     /// 2^31 (24.8 days), about what JavaScript's timers hold. A client refuses a handshake with
-    /// more; a server announces no more (a longer setting is taken as this).
-    public static let longestHeartbeatMilliseconds = 1 << 31
+    /// more; a server announces no more (a longer setting is taken as this). Where `Int` has 32
+    /// bits (watchOS on arm64_32) it is `Int.max / 2` (12.4 days), so that `pingInterval +
+    /// pingTimeout` still fits (2^31 did not even fit alone there: it refused every handshake).
+    public static let longestHeartbeatMilliseconds = min(Int(clamping: Int64(1) << 31), Int.max / 2)
     /// ``longestHeartbeatMilliseconds`` as a duration.
     public static let longestHeartbeat = Duration.milliseconds(longestHeartbeatMilliseconds)
 

@@ -43,8 +43,10 @@ extension SocketPacketDecoder {
         var id: Int?
         var idDigits = 0
         while index < utf8.endIndex, utf8[index] >= UInt8(ascii: "0"), utf8[index] <= UInt8(ascii: "9") {
-            guard idDigits < 15 else { throw .invalidSocketPayload("ack id too long") }
-            id = (id ?? 0) * 10 + Int(utf8[index] - UInt8(ascii: "0"))
+            // 15 digits, or fewer where they would not fit in `Int` (32 bits: 10 digits can trap).
+            let (tens, overflowed) = (id ?? 0).multipliedReportingOverflow(by: 10)
+            guard idDigits < 15, !overflowed, tens <= Int.max - 9 else { throw .invalidSocketPayload("ack id too long") }
+            id = tens + Int(utf8[index] - UInt8(ascii: "0"))
             idDigits += 1
             index = utf8.index(after: index)
         }
