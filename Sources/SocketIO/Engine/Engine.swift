@@ -140,7 +140,7 @@ final class Engine: Sendable {
         let action = transition { $0.machine.close() }
         switch action {
         case .none:
-            let (transport, probe) = detach()
+            let (transport, probe, _) = detach()
             probe?.close()
             transport?.close()
         case .close(let reason, let sendClosePacket):
@@ -268,17 +268,18 @@ final class Engine: Sendable {
     /// Tears the session down after the state machine decided it is over.
     private func finish(_ reason: EngineCloseReason, sendClosePacket: Bool) {
         configuration.logger.debug("session closed", metadata: ["engineio.reason": "\(reason)"])
-        let (transport, probe) = detach()
-        if sendClosePacket { transport?.send([.close]) }
+        let (transport, probe, held) = detach()
+        // What was emitted while polling paused for the upgrade goes before our close.
+        if sendClosePacket { transport?.send(held + [.close]) }
         probe?.close()
         transport?.close()
         onEvent(.closed(reason))
     }
 
-    private func detach() -> ((any EngineTransport)?, WebSocketTransport?) {
-        let (transport, probe, timer) = transition { $0.detach() }
+    private func detach() -> ((any EngineTransport)?, WebSocketTransport?, [EnginePacket]) {
+        let (transport, probe, timer, held) = transition { $0.detach() }
         timer?.cancel()
-        return (transport, probe)
+        return (transport, probe, held)
     }
 
     func armTimer(milliseconds: Int, generation: Int) {

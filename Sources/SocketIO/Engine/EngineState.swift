@@ -109,17 +109,18 @@ struct EngineState {
 
     // MARK: - Closing
 
-    /// Takes the transports out (the active one kept as `retired`) and the timer, for the
-    /// engine to close and cancel.
-    mutating func detach() -> (transport: (any EngineTransport)?, probe: WebSocketTransport?, timer: Timer?) {
+    /// Takes the transports out (the active one kept as `retired`), the timer, and the packets
+    /// held for the upgrade, for the engine to close, cancel, and send ahead of its close packet.
+    mutating func detach() -> (transport: (any EngineTransport)?, probe: WebSocketTransport?, timer: Timer?, held: [EnginePacket]) {
         defer {
             retired = transport ?? retired
             transport = nil
             transportID = -1
             probe = nil
             timer = nil
+            held = []
         }
-        return (transport, probe, timer)
+        return (transport, probe, timer, held)
     }
 
     /// Keeps the newest timer (two threads may arm at once, and an older timer must not replace

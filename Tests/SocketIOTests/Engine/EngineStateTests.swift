@@ -86,4 +86,25 @@ import Testing
         #expect(detached.timer?.generation == 3)
         #expect(state.timer == nil)
     }
+
+    /// Packets emitted while polling paused for the upgrade come out of `detach`, for the
+    /// engine's close to send before its close packet; before, the close dropped them without a
+    /// word (a client that connected, emitted and closed at once lost its emits and DISCONNECT).
+    @Test func packetsHeldForTheUpgradeComeOutWithTheTransport() throws {
+        var state = EngineState(version: .v4)
+        let opening = state.startOpening(on: .polling)
+        let started = try #require(opening)
+        let transport = RecordingTransport()
+        _ = state.install(transport, id: started.id)
+        _ = state.step(for: .packet(Self.open), from: started.id)
+        let upgrade = state.startUpgrade()
+        let probe = try #require(upgrade)
+        #expect(state.upgrade.probeReceived(.pong("probe"), from: probe) == .pausePolling)
+        let bye = state.send([.message("bye")], afterPeerRead: false)
+        #expect(bye.sent && transport.all.isEmpty, "held while polling pauses")
+        #expect(state.machine.close() != .none)
+        let detached = state.detach()
+        #expect(detached.held == [.message("bye")])
+        #expect(state.held.isEmpty)
+    }
 }
