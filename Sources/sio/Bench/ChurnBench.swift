@@ -53,7 +53,7 @@ struct ChurnBench: Sendable {
                 serverCPU: server.flatMap { before in serverAfter.map { $0.cpuSeconds - before.cpuSeconds } },
                 serverMB: serverAfter?.residentMB
             )
-            FileHandle.standardError.write(Data("churn \(Self.row(result).joined(separator: "  "))\n".utf8))
+            StandardOutput.errorLine("churn \(Self.row(result).joined(separator: "  "))")
             results.append(result)
         }
         return results

@@ -31,7 +31,7 @@ final class ProgressBar: Sendable {
     /// Ends the line.
     func finish() {
         guard enabled, state.withLockedValue({ $0.drawn }) else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
+        StandardOutput.errorLine("")
     }
 
     private func render(_ done: Int) {
@@ -40,6 +40,6 @@ final class ProgressBar: Sendable {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let line = "\r\(label) \(bar) \(Int(fraction * 100))% \(min(done, total))/\(total)"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardOutput.write(line, to: STDERR_FILENO)
     }
 }

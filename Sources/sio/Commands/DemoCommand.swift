@@ -50,9 +50,9 @@ struct DemoCommand: AsyncParsableCommand {
             story.failure("\(error)")
             // What was waiting on what, for whoever reads the failure (a step that ran out).
             if error is DemoFailure {
-                for line in SoakReport.waitingOn() { FileHandle.standardError.write(Data("    \(line)\n".utf8)) }
+                for line in SoakReport.waitingOn() { StandardOutput.errorLine("    \(line)") }
                 if verbose {
-                    for line in DemoTrace.recent { FileHandle.standardError.write(Data("    trace: \(line)\n".utf8)) }
+                    for line in DemoTrace.recent { StandardOutput.errorLine("    trace: \(line)") }
                 }
             }
             await host.stop()

@@ -31,7 +31,7 @@ struct ListenCommand: AsyncParsableCommand {
                         // server's or our own disconnect ends the command.
                         guard case .disconnected(let reason) = change else { continue }
                         if !reason.isRecoverable { return .disconnected(reason) }
-                        FileHandle.standardError.write(Data("disconnected (\(reason)); reconnecting…\n".utf8))
+                        StandardOutput.errorLine("disconnected (\(reason)); reconnecting…")
                     }
                     return .cancelled
                 }

@@ -56,7 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
             var metricsEndpoint: MetricsEndpoint?
             if let metrics {
                 let endpoint = try await MetricsEndpoint.start(metrics, logger: logger)
-                FileHandle.standardError.write(Data("sio serve: metrics on http://\(endpoint.host):\(endpoint.port)/metrics\n".utf8))
+                StandardOutput.errorLine("sio serve: metrics on http://\(endpoint.host):\(endpoint.port)/metrics")
                 metricsEndpoint = endpoint
             }
             var configuration = DemoApplication.configuration
@@ -94,9 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 let running = try await server.start(host: host, port: port)
                 if let cluster = cluster.cluster, clusterTransport != nil {
-                    FileHandle.standardError.write(Data("sio serve: joined the cluster at \(Self.redacted(cluster)) (channels socket.io#<namespace>)\n".utf8))
+                    StandardOutput.errorLine("sio serve: joined the cluster at \(Self.redacted(cluster)) (channels socket.io#<namespace>)")
                 }
-                FileHandle.standardError.write(Data("sio serve: listening on \(running.url.absoluteString)\n".utf8))
+                StandardOutput.errorLine("sio serve: listening on \(running.url.absoluteString)")
                 try await withTaskCancellationHandler {
                     try await ServeCommand.waitForTermination()
                 } onCancel: {}

@@ -27,7 +27,7 @@ struct DemoStory: Sendable {
 
     func failure(_ text: String) {
         guard !silent else { return }
-        FileHandle.standardError.write(Data(("  " + paint("✘ " + text, "31") + "\n").utf8))
+        StandardOutput.errorLine("  " + paint("✘ " + text, "31"))
     }
 
     func banner(_ text: String) {

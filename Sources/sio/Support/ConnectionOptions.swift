@@ -161,7 +161,7 @@ extension AsyncParsableCommand {
         do {
             try await body()
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("sio: \(error.description)\n".utf8))
+            StandardOutput.errorLine("sio: \(error.description)")
             throw ExitCode(1)
         }
     }

@@ -163,4 +163,19 @@ import Testing
         #expect(!result.stderr.contains("Fatal error"))
         #expect(!result.stderr.contains("Broken pipe"))
     }
+
+    /// Standard error's reader gone (`2>&1 >/dev/null | true`): the error line of a command that
+    /// fails ends it with its status, or quietly as SIGPIPE, never with a crash. Foundation's
+    /// `FileHandle.standardError.write` trapped on `EPIPE` there (status 132 or 133).
+    @Test func aClosedErrorPipeEndsAFailingCommandQuietly() async throws {
+        guard let sio = SioBinary.orSkip("aClosedErrorPipeEndsAFailingCommandQuietly") else { return }
+        let line = "\"$SIO\" emit http://127.0.0.1:1 ev 2>&1 >/dev/null | true; echo \"status=${PIPESTATUS[0]}\""
+        var variables = ProcessInfo.processInfo.environment
+        variables["SIO"] = sio
+        let environment = variables
+        let result = try await withTimeout(60, "sio emit exiting") {
+            try await ChildProcess.run("/bin/bash", ["-c", line], environment: environment)
+        }
+        #expect(["status=1\n", "status=141\n"].contains(result.stdout), "stderr: \(result.stderr)")
+    }
 }
