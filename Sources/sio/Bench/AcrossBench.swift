@@ -86,6 +86,8 @@ struct AcrossBench: Sendable {
     func run() async throws -> Result {
         var configuration = Manager.Configuration()
         configuration.transports = [.websocket]
+        // A server that is not there fails the run instead of being retried for ever.
+        configuration.reconnection = false
         if inlineHandlers { configuration.handlerExecutor = .inline }
         let senderManager = try Manager(url: url, configuration: configuration)
         let listenerManager = try Manager(url: other, configuration: configuration)

@@ -21,6 +21,8 @@ struct BenchRunner: Sendable {
     /// Run the workload with the (first) manager's event loop as the preferred task executor
     /// (``Manager/taskExecutor``).
     var onEventLoop = false
+    /// How long the echo phase may take before the run fails (a server that does not echo).
+    var deadline: Duration = .seconds(120)
 
     func run() async throws -> BenchResult {
         let sockets = try await connectClients()
@@ -38,21 +40,27 @@ struct BenchRunner: Sendable {
         let progress = ProgressBar(label: "echo", total: total)
         let usageBefore = ProcessUsage.now()
         let start = ContinuousClock.now
+        let countdowns = sockets.map { _ in Countdown(share) }
+        let deadline = self.deadline
+        let watchdog = Task {
+            try await Task.sleep(for: deadline)
+            for countdown in countdowns { countdown.abort("not every echo came within \(deadline)") }
+        }
+        defer { watchdog.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for (_, socket) in sockets {
-                let countdown = Countdown(share)
+            for ((_, socket), countdown) in zip(sockets, countdowns) {
                 let id = socket.on("echo") { _ in
                     progress.advance()
                     countdown.tick()
                 }
                 let dropped = socket.on("disconnect") { event in
-                    countdown.abort(event.items.first?.stringValue ?? "disconnected")
+                    countdown.abort("a connection dropped during the run: \(event.items.first?.stringValue ?? "disconnected")")
                 }
                 group.addTask {
                     defer { socket.off(id); socket.off(dropped) }
                     for i in 0..<share { try socket.emit("echo", .number(Double(i)), payload) }
                     if let reason = await countdown.wait() {
-                        throw BenchError(description: "a connection dropped during the run: \(reason)")
+                        throw BenchError(description: reason)
                     }
                 }
             }
@@ -78,6 +86,8 @@ struct BenchRunner: Sendable {
         configuration.defaultAckTimeout = .seconds(30)
         configuration.connectTimeout = .seconds(30)
         configuration.transports = transports
+        // A connection that fails, or drops during the run, ends the run with its error.
+        configuration.reconnection = false
         if inlineHandlers { configuration.handlerExecutor = .inline }
         let progress = ProgressBar(label: "connect", total: clients)
         var sockets: [(Manager, Socket)] = []

@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// `bench` of a server that is not there fails at the first refused connection, exit 1
+    /// (its clients reconnected for ever, printing nothing in a pipe).
+    @Test func benchOfAnUnreachableServerFails() async throws {
+        guard let sio = SioBinary.orSkip("benchOfAnUnreachableServerFails") else { return }
+        let result = try await withTimeout(60, "sio bench of nothing exiting") {
+            try await ChildProcess.run(sio, ["bench", "http://127.0.0.1:9", "--no-python", "--events", "10", "--acks", "1"])
+        }
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("sio: "), "stderr: \(result.stderr)")
+    }
+
     /// `listen --count 2` prints two events and exits 0 (it used to print them and hang).
     @Test func listenWithCountExits() async throws {
         guard let sio = SioBinary.orSkip("listenWithCountExits") else { return }
