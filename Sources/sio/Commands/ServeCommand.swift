@@ -1,3 +1,4 @@
+import SwitchboardCore
 import ArgumentParser
 import Foundation
 import Harness
@@ -45,6 +46,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let eventLoops, eventLoops < 1 { throw ValidationError("--event-loops must be at least 1") }
+        // Each event loop is a thread with about 3 descriptors; NIO traps when it cannot make one.
+        let most = min(1_024, (DescriptorBudget.shared.room ?? Int.max) / 3)
+        if let eventLoops, eventLoops > most {
+            throw ValidationError("--event-loops \(eventLoops) is more than this process can run: at most \(most) here (each loop is a thread with about 3 file descriptors)")
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
     }
 

@@ -14,6 +14,17 @@ import Testing
         #expect(result.stderr.contains("--port must be between 0 and 65535, not 70000"), "stderr: \(result.stderr)")
     }
 
+    /// More event loops than the process can run is refused, exit 64; NIO trapped when it could
+    /// not make the threads (or their descriptors).
+    @Test func tooManyEventLoopsAreRefused() async throws {
+        guard let sio = SioBinary.orSkip("tooManyEventLoopsAreRefused") else { return }
+        let result = try await withTimeout(30, "sio serve --event-loops 100000") {
+            try await ChildProcess.run(sio, ["serve", "--port", "0", "--event-loops", "100000"])
+        }
+        #expect(result.status == 64, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("is more than this process can run"), "stderr: \(result.stderr)")
+    }
+
     /// A `--header` NIO cannot send (a non-ASCII name stopped the process with SIGILL) is
     /// refused in one line, exit 1, on each transport and each command that connects.
     @Test(arguments: [["emit", "URL", "echo", "1", "--ack"], ["listen", "URL"], ["emit", "URL", "echo", "--transport", "websocket"]])
