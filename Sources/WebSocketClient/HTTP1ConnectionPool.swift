@@ -55,6 +55,8 @@ package final class HTTP1ConnectionPool: Sendable {
     private struct State {
         var idle: [Idle] = []
         var open: [ObjectIdentifier: Connection] = [:]
+        /// Connected, with the tunnel or TLS still being set up (``shutdown()`` closes them too).
+        var settingUp: [ObjectIdentifier: any Channel] = [:]
         var shutDown = false
     }
 
@@ -70,19 +72,22 @@ package final class HTTP1ConnectionPool: Sendable {
     }
 
     /// Performs `request` and returns its whole response (the body at most `maxBodySize` bytes),
-    /// failing with ``HTTP1ClientError/timedOut`` when it takes longer than `timeout`. A
-    /// cancelled task's request is abandoned (its connection closed) with `CancellationError`.
+    /// failing with ``HTTP1ClientError/timedOut`` when it takes longer than `timeout` (a new
+    /// connection's proxy tunnel and TLS included). A cancelled task's request is abandoned (its
+    /// connection closed, also while it is being set up) with `CancellationError`.
     package func execute(_ request: HTTP1Request, maxBodySize: Int, timeout: TimeAmount?) async throws -> HTTP1Response {
         let cookies = configuration.cookies
         var request = request
         if let cookie = cookies?.header { request.headers.append(("Cookie", cookie)) }
         var retried = false
+        let deadline = timeout.map { NIODeadline.now() + $0 }
         while true {
             try Task.checkCancellation()
-            let (connection, reused) = try await checkOut()
+            let (connection, reused) = try await checkOut(until: deadline)
             do {
+                let left = deadline.map { $0 - NIODeadline.now() }
                 let response = try await withTaskCancellationHandler {
-                    try await connection.perform(request, maxBodySize: maxBodySize, timeout: timeout).get()
+                    try await connection.perform(request, maxBodySize: maxBodySize, timeout: left).get()
                 } onCancel: {
                     connection.close()
                 }
@@ -111,12 +116,13 @@ package final class HTTP1ConnectionPool: Sendable {
 
     /// Closes every connection; requests in flight fail, later ones fail with ``HTTP1ClientError/shutDown``.
     package func shutdown() {
-        let connections = state.withLockedValue { state in
+        let (connections, settingUp) = state.withLockedValue { state in
             state.shutDown = true
             state.idle = []
-            return Array(state.open.values)
+            return (Array(state.open.values), Array(state.settingUp.values))
         }
         for connection in connections { connection.close() }
+        for channel in settingUp { channel.close(promise: nil) }
     }
 
     /// The number of open connections (for tests and diagnostics).
@@ -126,7 +132,7 @@ package final class HTTP1ConnectionPool: Sendable {
 
     // MARK: - Connections
 
-    private func checkOut() async throws -> (Connection, reused: Bool) {
+    private func checkOut(until deadline: NIODeadline?) async throws -> (Connection, reused: Bool) {
         let now = NIODeadline.now()
         let (idle, expired) = try state.withLockedValue { state -> (Connection?, [Connection]) in
             if state.shutDown { throw HTTP1ClientError.shutDown }
@@ -142,7 +148,7 @@ package final class HTTP1ConnectionPool: Sendable {
         }
         for connection in expired { connection.close() }
         if let idle { return (idle, true) }
-        let connection = try await connect()
+        let connection = try await connect(until: deadline)
         let accepted = state.withLockedValue { state in
             if state.shutDown { return false }
             state.open[ObjectIdentifier(connection)] = connection
@@ -191,8 +197,10 @@ package final class HTTP1ConnectionPool: Sendable {
     }
 
     /// Opens one connection: TCP (to the proxy when there is one), the tunnel and TLS as needed,
-    /// then the HTTP/1.1 codec and the exchange handler.
-    private func connect() async throws -> Connection {
+    /// then the HTTP/1.1 codec and the exchange handler; the setup ends by `deadline`, by the
+    /// caller's cancellation, or by ``shutdown()`` (a proxy that never answers `CONNECT` held it
+    /// for good, and `Manager.close()` with it).
+    private func connect(until deadline: NIODeadline?) async throws -> Connection {
         let configuration = self.configuration
         let address = configuration.address
         let hop = configuration.proxy.map { ServerAddress(secure: false, host: $0.host, port: $0.port) } ?? address
@@ -214,10 +222,31 @@ package final class HTTP1ConnectionPool: Sendable {
             throw HTTP1ClientError.cannotConnect(host: hop.host, port: hop.port, "\(error)")
         }
         channel.closeFuture.whenComplete { _ in descriptors.release() }
+        let id = ObjectIdentifier(channel)
+        let admitted = state.withLockedValue { state in
+            guard !state.shutDown else { return false }
+            state.settingUp[id] = channel
+            return true
+        }
+        let timer = deadline.map { deadline in
+            channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+        }
+        defer {
+            timer?.cancel()
+            state.withLockedValue { _ = $0.settingUp.removeValue(forKey: id) }
+        }
         do {
-            try await configure(channel, throughProxy: configuration.proxy != nil).get()
+            guard admitted else { throw HTTP1ClientError.shutDown }
+            try await withTaskCancellationHandler {
+                try await configure(channel, throughProxy: configuration.proxy != nil).get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
         } catch {
             channel.close(promise: nil)
+            if Task.isCancelled { throw CancellationError() }
+            if let deadline, deadline <= NIODeadline.now() { throw HTTP1ClientError.timedOut }
+            if state.withLockedValue({ $0.shutDown }) { throw HTTP1ClientError.shutDown }
             throw error
         }
         return Connection(channel: channel)

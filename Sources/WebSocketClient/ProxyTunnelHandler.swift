@@ -26,8 +26,13 @@ final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // Added to a channel that is already connected: speak at once.
-        if context.channel.isActive { channelActive(context: context) }
+        // Added to a channel that is already connected: speak at once. One no longer active
+        // closed before (its inactivity was announced before this handler was there to hear it).
+        if context.channel.isActive {
+            channelActive(context: context)
+        } else {
+            finish(.failure(HTTP1ClientError.connectionClosed(beforeResponse: true)), context)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

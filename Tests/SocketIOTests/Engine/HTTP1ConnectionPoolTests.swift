@@ -208,6 +208,50 @@ struct HTTP1ConnectionPoolTests {
         await server.stop()
     }
 
+    /// A proxy that accepts the connection and never answers `CONNECT`: the request ends by its
+    /// timeout, its task's cancellation, or the pool's shutdown. Before, it waited for good in
+    /// each case (and a polling POST stuck there kept `Manager.close()` from returning).
+    @Test("a proxy that never answers CONNECT: timed out, cancelled, or shut down")
+    func aSilentProxyEndsTheRequest() async throws {
+        let accepted = AsyncStream.makeStream(of: Void.self)
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                accepted.continuation.yield()
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        func throughSilentProxy() -> HTTP1ConnectionPool {
+            HTTP1ConnectionPool(configuration: .init(
+                address: ServerAddress(secure: true, host: "localhost", port: 443), trustRoots: .system,
+                stack: TransportStack(connectTimeout: .seconds(10)), proxy: ("127.0.0.1", port),
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next()))
+        }
+        let timing = throughSilentProxy()
+        await #expect(throws: HTTP1ClientError.timedOut) {
+            try await withTimeout(10, "the request's timeout") { _ = try await get(timing, "/echo", timeout: .milliseconds(200)) }
+        }
+        timing.shutdown()
+
+        let cancelling = throughSilentProxy()
+        let cancelled = Task { _ = try await get(cancelling, "/echo", timeout: nil) }
+        _ = try await accepted.stream.first(2, within: 10, "the proxy accepting the second request")
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await withTimeout(10, "the cancelled request") { try await cancelled.value }
+        }
+        cancelling.shutdown()
+
+        let stopping = throughSilentProxy()
+        let stopped = Task { _ = try await get(stopping, "/echo", timeout: nil) }
+        _ = try await accepted.stream.first(1, within: 10, "the proxy accepting the third request")
+        stopping.shutdown()
+        await #expect(throws: HTTP1ClientError.shutDown) {
+            try await withTimeout(10, "the request of a pool shut down") { try await stopped.value }
+        }
+        try await silent.close()
+    }
+
     @Test("cookies the server sets go back with every later request; Max-Age=0 removes one")
     func keepsCookies() async throws {
         let server = try await ScriptedHTTPServer.start()
