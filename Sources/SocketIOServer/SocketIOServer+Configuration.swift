@@ -29,7 +29,7 @@ extension SocketIOServer {
         public var transports: Set<TransportKind>
         /// Connection state recovery; `nil` (the default) turns it off.
         public var recovery: ConnectionStateRecovery?
-        /// The path of the plain WebSocket endpoint; `nil` turns it off.
+        /// The plain WebSocket endpoint's path (`nil` turns it off); quiet clients are pinged.
         public var plainWebSocketPath: String?
         /// The most bytes that may wait for one client (WebSocket queue or polling buffer);
         /// a client that falls further behind is disconnected.

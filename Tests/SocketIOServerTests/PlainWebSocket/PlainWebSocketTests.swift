@@ -46,3 +46,33 @@ struct PlainWebSocketTests {
         }
     }
 }
+
+/// A plain WebSocket client that is gone without a word (it answers no ping, as a phone that
+/// lost its network cannot) is closed after a heartbeat, like an Engine.IO session; before, the
+/// endpoint had no heartbeat and such a connection stayed open for good.
+@Suite("Plain WebSocket heartbeat", .timeLimit(.minutes(1)))
+struct PlainWebSocketHeartbeatTests {
+    @Test("a client that answers no ping is closed; one that talks is not")
+    func silentClientsAreClosed() async throws {
+        try await DemoServer.with({
+            // The talking client's text below must come within a timeout of its pong.
+            $0.pingInterval = .milliseconds(100)
+            $0.pingTimeout = .seconds(1)
+        }, installingDemo: false) { demo in
+            let silent = try await RawWebSocket.open(port: demo.port, target: "/ws")
+            let talking = try await RawWebSocket.open(port: demo.port, target: "/ws")
+            #expect(try await silent.nextFrame().opcode == 0x9, "pinged once quiet")
+            let ping = try await talking.nextFrame()
+            #expect(ping.opcode == 0x9)
+            try talking.send(opcode: 0xA, payload: ping.payload)
+            try await silent.waitForClose()
+            try await demo.events.wait("the silent client closed") {
+                if case .plainWebSocketClosed = $0 { return true }
+                return false
+            }
+            try talking.send(text: "still here")
+            #expect(try await talking.nextText() == "still here")
+            try talking.sendClose()
+        }
+    }
+}

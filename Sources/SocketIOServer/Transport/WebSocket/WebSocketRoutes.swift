@@ -68,6 +68,8 @@ extension ServerCore {
             let mailbox = MessageMailbox(reading: .autoRead(of: channel))
             plain.serve(mailbox, writer: writer, request: request)
             inbound = mailbox
+            try channel.pipeline.syncOperations.addHandler(
+                WebSocketHeartbeat(interval: configuration.pingInterval, timeout: configuration.pingTimeout))
         case .upgrade(let session):
             let slot = NIOLockedValueBox<EngineSession?>(session)
             let pump = sessionPump(slot, writer: writer, channel: channel)
