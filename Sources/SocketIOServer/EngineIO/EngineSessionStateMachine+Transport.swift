@@ -17,29 +17,40 @@ extension EngineSessionStateMachine {
     /// The server has packets for the client.
     mutating func send(_ frames: [EngineFrame]) -> SendAction {
         switch transport {
-        case .polling(var buffer):
-            guard buffer.append(frames) else { return overflow() }
-            if let waiter = buffer.takeWaiter() {
-                let response = buffer.takeResponse()
-                transport = .polling(buffer)
-                return .respond(waiter, response)
-            }
-            transport = .polling(buffer)
-            return .queued
-        case .upgrading(var buffer, let probe, let probed):
+        case .polling, .upgrading:
             // Until the client sends `upgrade`, packets still travel over polling.
-            guard buffer.append(frames) else { return overflow() }
-            if let waiter = buffer.takeWaiter() {
-                let response = buffer.takeResponse()
-                transport = .upgrading(buffer, probe: probe, probed: probed)
-                return .respond(waiter, response)
+            let queued = inPollingBuffer { buffer -> SendAction? in
+                guard buffer.append(frames) else { return nil }
+                guard let waiter = buffer.takeWaiter() else { return .queued }
+                return .respond(waiter, buffer.takeResponse())
             }
-            transport = .upgrading(buffer, probe: probe, probed: probed)
-            return .queued
+            guard let action = queued ?? nil else { return overflow() }
+            return action
         case .webSocket(let socket):
             return .write(socket, frames)
         case .closing, .closed:
             return .dropped
+        }
+    }
+
+    /// Runs `body` on the polling buffer of a `polling` or `upgrading` session, in place: the
+    /// buffer is moved out of ``transport`` before it changes, so its queue has one owner and
+    /// is not copied. (Bound with `case .polling(var buffer)` and written back after, it was
+    /// copied whole on every change: each emit to a client that holds no GET cost as much as
+    /// everything queued before it, quadratic up to the byte limit.) `nil` on other transports.
+    @discardableResult
+    private mutating func inPollingBuffer<T>(_ body: (inout PollingBuffer<Waiter>) -> T) -> T? {
+        switch transport {
+        case .polling(var buffer):
+            transport = .closed
+            defer { transport = .polling(buffer) }
+            return body(&buffer)
+        case .upgrading(var buffer, let probe, let probed):
+            transport = .closed
+            defer { transport = .upgrading(buffer, probe: probe, probed: probed) }
+            return body(&buffer)
+        case .webSocket, .closing, .closed:
+            return nil
         }
     }
 
@@ -66,17 +77,15 @@ extension EngineSessionStateMachine {
     /// A GET arrived.
     mutating func poll(_ waiter: Waiter) -> PollAction {
         switch transport {
-        case .polling(var buffer):
-            guard buffer.waiter == nil else { return duplicatePoll() }
-            let action = Self.answer(waiter, from: &buffer, holding: true)
-            transport = .polling(buffer)
-            return action
-        case .upgrading(var buffer, let probe, let probed):
-            guard buffer.waiter == nil else { return duplicatePoll() }
+        case .polling, .upgrading:
             // After the probe the client is pausing polling: release it at once so it can
             // send `upgrade` (the JS server writes a noop to a waiting GET every 100 ms).
-            let action = Self.answer(waiter, from: &buffer, holding: !probed)
-            transport = .upgrading(buffer, probe: probe, probed: probed)
+            let probed = if case .upgrading(_, _, probed: true) = transport { true } else { false }
+            let answered = inPollingBuffer { buffer -> PollAction? in
+                guard buffer.waiter == nil else { return nil }
+                return Self.answer(waiter, from: &buffer, holding: !probed)
+            }
+            guard let action = answered ?? nil else { return duplicatePoll() }
             return action
         case .closing(var buffer):
             transport = .closed
@@ -124,17 +133,10 @@ extension EngineSessionStateMachine {
 
     /// A POST arrived.
     mutating func beginPost() -> PostAction {
-        switch transport {
-        case .polling(var buffer):
-            guard buffer.beginPost() else { return duplicatePost() }
-            transport = .polling(buffer)
-            return .proceed
-        case .upgrading(var buffer, let probe, let probed):
-            guard buffer.beginPost() else { return duplicatePost() }
-            transport = .upgrading(buffer, probe: probe, probed: probed)
-            return .proceed
-        case .webSocket, .closing, .closed:
-            return .reject
+        switch inPollingBuffer({ $0.beginPost() }) {
+        case true?: .proceed
+        case false?: duplicatePost()
+        case nil: .reject
         }
     }
 
@@ -145,16 +147,7 @@ extension EngineSessionStateMachine {
 
     /// The POST's body was handled.
     mutating func endPost() {
-        switch transport {
-        case .polling(var buffer):
-            buffer.endPost()
-            transport = .polling(buffer)
-        case .upgrading(var buffer, let probe, let probed):
-            buffer.endPost()
-            transport = .upgrading(buffer, probe: probe, probed: probed)
-        case .webSocket, .closing, .closed:
-            return
-        }
+        inPollingBuffer { $0.endPost() }
     }
 
     // MARK: - Upgrade
@@ -192,9 +185,9 @@ extension EngineSessionStateMachine {
     /// `upgrade` arrived on `socket`.
     mutating func upgraded(by socket: Socket) -> UpgradeAction {
         guard case .upgrading(var buffer, let probe, _) = transport, probe === socket else { return .refuse }
+        transport = .webSocket(socket)  // first: the buffer is then the queue's one owner
         let waiter = buffer.takeWaiter()
         let pending = buffer.takeAll()
-        transport = .webSocket(socket)
         carrier = .websocket
         _ = arm(.upgrade, after: .zero)  // invalidates the pending upgrade timeout
         return .upgraded(socket, flush: pending, release: waiter)

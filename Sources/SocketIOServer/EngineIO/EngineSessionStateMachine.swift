@@ -155,18 +155,16 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
         switch transport {
         case .polling(var buffer), .upgrading(var buffer, _, _):
             if case .upgrading(_, let probe, _) = transport { effects.probe = probe }
+            transport = .closed  // first: the buffer is then the queue's one owner (not copied)
             let goodbye = reason.isServerInitiated ? [EngineFrame.close] : []
             if let waiter = buffer.takeWaiter() {
                 // The client's own `close` releases its held GET with a noop, as the reference
                 // server does; a server-side close answers it with what is queued and `close`.
                 effects.release = reason == .transportClose ? (waiter, [.noop]) : (waiter, buffer.takeAll() + [.close])
-                transport = .closed
             } else if reason.lingers {
                 buffer.appendUnbounded(goodbye)
                 transport = .closing(buffer)
                 effects.linger = arm(.linger, after: timing.lingerTimeout)
-            } else {
-                transport = .closed
             }
         case .webSocket(let socket):
             effects.webSocket = (socket, reason.isServerInitiated ? [.close] : [])
