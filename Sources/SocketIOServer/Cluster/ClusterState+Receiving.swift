@@ -29,15 +29,8 @@ extension ClusterState {
         guard message.uid != uid, message.namespace == namespace else { return .ignored }
         var delivery = Delivery(receiver: receiver)
         if let sequence = message.sequence {
-            if let last = sequences[message.uid] {
-                guard sequence > last else { return .duplicate }
-                let gap = Int(sequence - last - 1)
-                // Saturating: each sender may skip up to 2^53 numbers, and senders are many.
-                let sum = missed.addingReportingOverflow(gap)
-                missed = sum.overflow ? Int.max : sum.partialValue
-                delivery.missed = gap
-            }
-            sequences[message.uid] = sequence
+            guard let gap = numbering.arrived(sequence, from: message.uid) else { return .duplicate }
+            delivery.missed = gap
         }
         // socket.io's emitters publish as "emitter": broadcasts to deliver, never a server to
         // count or to wait for (socket.io-adapter's EMITTER_UID).
@@ -66,17 +59,12 @@ extension ClusterState {
         return (silent, effects)
     }
 
-    /// Forgets `uid`; the requests it alone held up complete. Its number is kept among the
-    /// last ``forgottenNumberingKept`` servers forgotten.
+    /// Forgets `uid`; the requests it alone held up complete. Its number is kept a while
+    /// (``ClusterNumbering/forget(_:isKnown:)``).
     private mutating func forget(_ uid: String, _ effects: inout Effects) {
         nodes.removeValue(forKey: uid)
         effects.completions += requests.forget(uid)
-        guard sequences[uid] != nil else { return }
-        forgottenNumbering.removeAll { $0 == uid }
-        forgottenNumbering.append(uid)
-        guard forgottenNumbering.count > Self.forgottenNumberingKept else { return }
-        let oldest = forgottenNumbering.removeFirst()
-        if nodes[oldest] == nil { sequences[oldest] = nil }
+        numbering.forget(uid) { [nodes] in nodes[$0] != nil }
     }
 
     /// Server `uid` answered request `id` with `values`.

@@ -1,9 +1,9 @@
 import SocketIOProtocol
 
 /// Everything one namespace's cluster adapter (``NamespaceCluster``) knows, as a value type: its
-/// lifecycle, the other servers and when each was last heard from, their message numbering,
-/// what it waits to hear from them (``ClusterRequests``), what it has yet to publish
-/// (``ClusterOutbox``) and who waits for the server count.
+/// lifecycle, the other servers and when each was last heard from, their message numbering
+/// (``ClusterNumbering``), what it waits to hear from them (``ClusterRequests``), what it has
+/// yet to publish (``ClusterOutbox``) and who waits for the server count.
 ///
 /// The owner feeds it one input at a time under its one lock and performs what comes back after
 /// the lock is released: resuming continuations, completing requests, waking the publish loop,
@@ -57,19 +57,10 @@ struct ClusterState<Waiter, Caller> {
     private(set) var lifecycle: Lifecycle = .idle
     /// Other servers by uid → when last heard from.
     var nodes: [String: Duration] = [:]
-    /// The highest sequence number had from each numbering server (kept after it is forgotten,
-    /// so a late copy of its messages is still recognised, for the last
-    /// ``forgottenNumberingKept`` servers forgotten).
-    var sequences: [String: UInt64] = [:]
-    /// The forgotten servers whose numbers ``sequences`` keeps, the longest forgotten first.
-    var forgottenNumbering: [String] = []
-    /// How many forgotten servers' numbers are kept: every server that ever published here
-    /// would otherwise stay in ``sequences`` for as long as this one runs (a new uid at every
-    /// restart of every server). A late copy comes from a journal catch-up after a lost
-    /// listening connection, when every server looks silent at once: far fewer than this.
-    static var forgottenNumberingKept: Int { 1_000 }
+    /// The other servers' message numbering.
+    var numbering = ClusterNumbering()
     /// Messages of other servers known lost: gaps in their numbering (saturating at `Int.max`).
-    var missed = 0
+    var missed: Int { numbering.missed }
     /// Messages that could not be published and had no caller to tell.
     var failures = 0
     var requests = ClusterRequests()
@@ -124,14 +115,19 @@ struct ClusterState<Waiter, Caller> {
         }
     }
 
-    /// The subscription failed: back to `idle`, so a start can be tried again.
-    mutating func subscribeFailed() {
+    /// The subscription failed: back to `idle`, so a start can be tried again. When a shutdown
+    /// began meanwhile, no loop will ever say its goodbye: the adapter closes now (what that
+    /// returns ends the shutdown's wait).
+    mutating func subscribeFailed() -> Effects {
         switch lifecycle {
         case .starting:
             lifecycle = .idle
-        case .idle, .running, .closing, .closed:
+        case .closing:
+            return close()
+        case .idle, .running, .closed:
             break
         }
+        return Effects()
     }
 
     enum Subscribed {
@@ -175,19 +171,31 @@ struct ClusterState<Waiter, Caller> {
         }
     }
 
-    /// A shutdown: `true` when the owner should say goodbye and then ``close()`` (only once).
-    mutating func beginShutdown() -> Bool {
+    enum Shutdown: Equatable {
+        /// Say goodbye (`ADAPTER_CLOSE`: the publish loop runs, or starts once subscribed), then
+        /// ``close()``.
+        case sayGoodbye
+        /// Never started (or its start failed): no loop would publish a goodbye, and no server
+        /// heard of this one. ``close()`` at once.
+        case close
+        /// A shutdown began already.
+        case alreadyBegun
+    }
+
+    /// A shutdown (only once).
+    mutating func beginShutdown() -> Shutdown {
         switch lifecycle {
         case .idle:
             lifecycle = .closing(nil, tasks: [])
+            return .close
         case .starting(let receiver):
             lifecycle = .closing(receiver, tasks: [])
         case .running(let receiver, let tasks):
             lifecycle = .closing(receiver, tasks: tasks)
         case .closing, .closed:
-            return false
+            return .alreadyBegun
         }
-        return true
+        return .sayGoodbye
     }
 
     /// The adapter closes: waiting requests fail, queued messages are dropped (their callers

@@ -89,7 +89,7 @@ final class NamespaceCluster: Sendable {
             // nothing before the start or after the close (its receiver is `nil` then).
             try await transport.subscribe(namespace: name) { [weak self] message in self?.receive(message) }
         } catch {
-            transition { $0.subscribeFailed() }
+            perform(transition { $0.subscribeFailed() })
             throw error
         }
         let now = clock.now()
@@ -109,10 +109,17 @@ final class NamespaceCluster: Sendable {
         for task in transition({ $0.attach(started) }) { task.cancel() }
     }
 
-    /// Says goodbye (`ADAPTER_CLOSE`, awaited briefly), fails the waiting requests, stops.
+    /// Says goodbye (`ADAPTER_CLOSE`, awaited briefly) unless it never started, fails the
+    /// waiting requests, stops.
     func shutdown() async {
-        guard transition({ $0.beginShutdown() }) else { return }
-        _ = try? await publishAwaiting(.none(.adapterClose), within: .seconds(1))
+        switch transition({ $0.beginShutdown() }) {
+        case .sayGoodbye:
+            _ = try? await publishAwaiting(.none(.adapterClose), within: .seconds(1))
+        case .close:
+            break
+        case .alreadyBegun:
+            return
+        }
         perform(transition { $0.close() })
     }
 

@@ -51,7 +51,7 @@ struct ClusterStateTests {
         var machine = Self.machine()
         let receiver = ClusterHeartbeatTests.NoSockets()
         #expect(machine.start(receiver) == true)
-        machine.subscribeFailed()
+        #expect(machine.subscribeFailed().cancel.isEmpty)
         #expect(machine.receiver == nil)
         #expect(machine.start(receiver) == true)
     }
@@ -63,24 +63,50 @@ struct ClusterStateTests {
         _ = machine.subscribed(at: .zero)
         let loops = [Task<Void, Never> {}, Task<Void, Never> {}]
         #expect(machine.attach(loops).isEmpty)
-        #expect(machine.beginShutdown() == true)
-        #expect(machine.beginShutdown() == false)
+        #expect(machine.beginShutdown() == .sayGoodbye)
+        #expect(machine.beginShutdown() == .alreadyBegun)
         #expect(machine.receiver != nil)  // messages still applied while saying goodbye
         guard case .queued = machine.enqueue(Self.message(from: "self", .none(.adapterClose)), at: .zero) else { Issue.record("goodbye refused"); return }
         let effects = machine.close()
         #expect(effects.cancel == loops)
         #expect(machine.isClosed && machine.receiver == nil)
-        #expect(machine.beginShutdown() == false)
+        #expect(machine.beginShutdown() == .alreadyBegun)
         #expect(machine.start(ClusterHeartbeatTests.NoSockets()) == false)
         guard case .refused = machine.enqueue(Self.message(from: "self"), at: .zero) else { Issue.record("expected refused"); return }
         #expect(machine.takeOutgoing(max: 10).isFinished)
+    }
+
+    @Test("a never-started adapter closes at once: no loop would say its goodbye; one whose start failed too")
+    func shutdownOfANeverStartedAdapter() {
+        var machine = Self.machine()
+        #expect(machine.beginShutdown() == .close)
+        _ = machine.close()
+        #expect(machine.isClosed)
+        var failed = Self.machine()
+        #expect(failed.start(ClusterHeartbeatTests.NoSockets()) == true)
+        _ = failed.subscribeFailed()
+        #expect(failed.beginShutdown() == .close)
+    }
+
+    @Test("a subscription that fails after the shutdown began closes the adapter: the goodbye's caller is told at once")
+    func subscriptionFailsWhileClosing() {
+        var machine = Self.machine()
+        #expect(machine.start(ClusterHeartbeatTests.NoSockets()) == true)
+        #expect(machine.beginShutdown() == .sayGoodbye)
+        guard case .queued = machine.enqueue(Self.message(from: "self", .none(.adapterClose)), at: .zero, caller: 7) else {
+            Issue.record("goodbye refused")
+            return
+        }
+        let effects = machine.subscribeFailed()
+        #expect(effects.callers.map(\.caller) == [7])
+        #expect(machine.isClosed)
     }
 
     @Test("a subscription that completes after the shutdown began starts the loops for the goodbye, without announcing; after the close, nothing")
     func subscribedWhileClosing() {
         var machine = Self.machine()
         #expect(machine.start(ClusterHeartbeatTests.NoSockets()) == true)
-        #expect(machine.beginShutdown() == true)
+        #expect(machine.beginShutdown() == .sayGoodbye)
         guard case .startLoopsToSayGoodbye = machine.subscribed(at: .zero) else { Issue.record("expected startLoopsToSayGoodbye"); return }
         #expect(Self.drain(&machine).isEmpty)
         _ = machine.close()
@@ -169,23 +195,23 @@ struct ClusterStateTests {
     func forgottenNumbering() {
         var machine = Self.machine()
         _ = machine.arrived(Self.message(from: "back", sequence: 3), at: .zero)
-        for index in 0..<Machine.forgottenNumberingKept {
+        for index in 0..<ClusterNumbering.forgottenKept {
             _ = machine.arrived(Self.message(from: "s\(index)", sequence: 7), at: .zero)
             _ = machine.serverLeft("s\(index)")
         }
         guard case .duplicate = machine.arrived(Self.message(from: "s0", sequence: 7), at: .zero) else { Issue.record("late copy"); return }
-        #expect(machine.sequences.count == Machine.forgottenNumberingKept + 1)
+        #expect(machine.numbering.last.count == ClusterNumbering.forgottenKept + 1)
         // "back" was never forgotten: when it is, s0 (forgotten longest ago) gives up its number.
         _ = machine.serverLeft("back")
-        #expect(machine.sequences.count == Machine.forgottenNumberingKept)
-        #expect(machine.sequences["s0"] == nil && machine.sequences["back"] == 3)
+        #expect(machine.numbering.last.count == ClusterNumbering.forgottenKept)
+        #expect(machine.numbering.last["s0"] == nil && machine.numbering.last["back"] == 3)
         // s1, heard again, is counted again: when its turn to go comes, it keeps its number.
         _ = machine.arrived(Self.message(from: "s1", sequence: 8), at: .zero)
         _ = machine.serverLeft("extra")
         _ = machine.arrived(Self.message(from: "new", sequence: 1), at: .zero)
         _ = machine.serverLeft("new")
-        #expect(machine.sequences["s1"] == 8)
-        #expect(machine.forgottenNumbering.count == Machine.forgottenNumberingKept)
+        #expect(machine.numbering.last["s1"] == 8)
+        #expect(machine.numbering.forgotten.count == ClusterNumbering.forgottenKept)
     }
 
     @Test("a goodbye forgets its server at once and reports the count, even from a server not known")
