@@ -1,106 +1,60 @@
 public import Foundation
-import Hummingbird
-import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
-import NIOCore
-import ServiceLifecycle
-import SwitchboardCore
 
 extension SocketIOServer {
-    /// The task that runs the Hummingbird application, and the service group around it that
-    /// lets ``stop()`` shut it down gracefully instead of cancelling it.
-    struct Running: Sendable {
-        let task: Task<Void, any Error>
-        let group: ServiceGroup
-    }
-
-    /// How long ``stop()`` waits for the graceful shutdown (closing every connection, then the
-    /// listener) before it cancels what is left. Every session has been closed by then, so what
-    /// is still open is a client that does not finish its side (a WebSocket that does not answer
-    /// the close handshake, a reconnecting client racing the stop): it is cut, quietly.
-    static let gracefulShutdownLimit: Duration = .milliseconds(500)
-
-    enum Lifecycle {
-        case idle
-        case running(Running, RunningServer)
-        case stopped
-    }
+    typealias Lifecycle = ServerLifecycle<CheckedContinuation<Void, Never>, ServerListener>
 
     /// Starts listening and returns once the server accepts connections.
+    ///
+    /// A ``stop()`` while this is still starting wins: the server does not listen (or stops
+    /// listening at once), stays stopped, and this throws
+    /// ``SocketIOServerError/stoppedWhileStarting``.
     ///
     /// - Parameters:
     ///   - host: the address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
     ///   - port: the port, 0 to 65535; 0 picks a free one (read it from ``RunningServer/port``).
-    /// - Throws: ``SocketIOServerError/alreadyStarted``, ``SocketIOServerError/cannotListen(_:)``.
+    /// - Throws: ``SocketIOServerError/alreadyStarted``, ``SocketIOServerError/cannotListen(_:)``,
+    ///   ``SocketIOServerError/clusterUnavailable(_:)``, ``SocketIOServerError/stoppedWhileStarting``.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws(SocketIOServerError) -> RunningServer {
         guard (0...65_535).contains(port) else { throw .cannotListen("port \(port) is not between 0 and 65535") }
-        let claimed = lifecycle.withLockedValue { lifecycle in
-            guard case .idle = lifecycle else { return false }
-            lifecycle = .stopped  // until running; a second start fails meanwhile
-            return true
-        }
-        guard claimed else { throw .alreadyStarted }
-        let core = self.core
-        let configuration = self.configuration
+        guard lifecycle.withLockedValue({ $0.start() }) else { throw .alreadyStarted }
         do {
             try await core.namespaces.startClusters()
         } catch {
-            lifecycle.withLockedValue { $0 = .idle }
-            throw .clusterUnavailable("\(error)")
+            throw startEnded(.clusterUnavailable("\(error)"))
         }
-        let listening = FirstResult<Int>()
-        let app = Application(
-            responder: EngineResponder(core: core),
-            server: HTTPServerBuilder { responder in
-                EngineChildChannel(
-                    responder: responder,
-                    core: core,
-                    idleTimeout: .milliseconds(configuration.connectionIdleTimeout.wholeMilliseconds),
-                    headTimeout: .milliseconds(configuration.requestHeadTimeout.wholeMilliseconds),
-                    onEventLoop: configuration.handlersOnEventLoop
-                )
-            },
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil, backlog: ListenBacklog.size),
-            onServerRunning: { channel in
-                listening.resolve(.success(channel.localAddress?.port ?? port))
-            },
-            logger: core.environment.logger
-        )
-        // A service group with no signals of its own: `stop()` triggers its graceful shutdown,
-        // which Hummingbird turns into "stop accepting, let the open connections finish".
-        // Cancelling the application instead ends its accept loop with a CancellationError
-        // that Hummingbird logs as an error, and waits on connections that were never told.
-        let group = ServiceGroup(configuration: .init(services: [app], logger: core.environment.logger))
-        let task = Task {
-            do {
-                try await group.run()
-                listening.resolve(.failure(SocketIOServerError.cannotListen("the server stopped before listening")))
-            } catch {
-                listening.resolve(.failure(SocketIOServerError.cannotListen("\(error)")))
-                throw error
-            }
-        }
-        let boundPort: Int
+        // Stopped while joining the cluster: listen not even for a moment.
+        guard !lifecycle.withLockedValue({ $0.stopRequested }) else { throw startEnded(.stoppedWhileStarting) }
+        let listener: ServerListener
         do {
-            boundPort = try await listening.value().get()
+            listener = try await ServerListener.listen(serving: core, host: host, port: port)
         } catch {
-            task.cancel()
-            throw (error as? SocketIOServerError) ?? .cannotListen("\(error)")
+            throw startEnded(error)
         }
-        let running = RunningServer(server: self, host: host, port: boundPort)
-        lifecycle.withLockedValue { $0 = .running(Running(task: task, group: group), running) }
-        core.environment.logger.info("Socket.IO server listening", metadata: ["socketio.port": "\(boundPort)"])
-        return running
+        switch lifecycle.withLockedValue({ $0.started(listener) }) {
+        case .running:
+            break
+        case .stop:
+            await listener.stop()
+            throw startEnded(.stoppedWhileStarting)
+        }
+        core.environment.logger.info("Socket.IO server listening", metadata: ["socketio.port": "\(listener.port)"])
+        return RunningServer(server: self, host: host, port: listener.port)
+    }
+
+    /// The start ends without listening: the stops waiting for it go on. Returns what to throw:
+    /// `error`, or ``SocketIOServerError/stoppedWhileStarting`` when a stop is why.
+    private func startEnded(_ error: SocketIOServerError) -> SocketIOServerError {
+        let (stopped, stoppers) = lifecycle.withLockedValue { ($0.stopRequested, $0.startEnded()) }
+        for stopper in stoppers { stopper.resume() }
+        return stopped ? .stoppedWhileStarting : error
     }
 
     /// Starts the server and runs it until the calling task is cancelled (then stops it).
     public func run(host: String = "127.0.0.1", port: Int) async throws(SocketIOServerError) {
         _ = try await start(host: host, port: port)
-        let task: Task<Void, any Error>? = lifecycle.withLockedValue { lifecycle in
-            if case .running(let running, _) = lifecycle { return running.task }
-            return nil
-        }
+        let task = lifecycle.withLockedValue { $0.running?.task }
         await withTaskCancellationHandler {
             _ = await task?.result
         } onCancel: {
@@ -112,13 +66,11 @@ extension SocketIOServer {
     /// `close` packet, WebSockets a close frame) and stops listening. Idempotent.
     ///
     /// The shutdown is graceful: the listener closes and the connections are given half a
-    /// second to finish; only what is still open then is cancelled.
+    /// second to finish; only what is still open then is cancelled. Called while
+    /// ``start(host:port:)`` is still starting, it wins: it returns once that start gave up
+    /// (without listening) and the server is stopped.
     public func stop() async {
-        let running: Running? = lifecycle.withLockedValue { lifecycle in
-            defer { lifecycle = .stopped }
-            if case .running(let running, _) = lifecycle { return running }
-            return nil
-        }
+        let stop = lifecycle.withLockedValue { $0.stop() }
         // No new session from here on; the sessions' last changes go to the cluster's store
         // and the cluster is left; then every session and plain WebSocket closes (their
         // clients recover elsewhere), then every connection still sending its first request
@@ -129,20 +81,24 @@ extension SocketIOServer {
         core.closeAll()
         // Upgraded connections are served by their handlers, not by the server's task: wait
         // for their close frames to go out and the connections to close.
-        await core.webSockets.closed(within: Self.gracefulShutdownLimit)
-        guard let running else { return }
-        await running.group.triggerGracefulShutdown()
-        // Cancelling is a no-op once it finished; otherwise it ends the wait for stragglers.
-        await waitAtMost(Self.gracefulShutdownLimit, for: { _ = await running.task.result }, thenEnd: { running.task.cancel() })
-        _ = await running.task.result
+        await core.webSockets.closed(within: ServerListener.gracefulShutdownLimit)
+        switch stop {
+        case .stopRunning(let listener):
+            await listener.stop()
+        case .interruptStart:
+            // Leaving the cluster let a start waiting on it go on; it sees the stop and gives
+            // up, stopping its listener if it got one.
+            await withCheckedContinuation { stopper in
+                if !lifecycle.withLockedValue({ $0.waitForStart(stopper) }) { stopper.resume() }
+            }
+        case .nothing:
+            return
+        }
     }
 
     /// The running server's address, once started.
     public var running: RunningServer? {
-        lifecycle.withLockedValue { lifecycle in
-            if case .running(_, let running) = lifecycle { return running }
-            return nil
-        }
+        lifecycle.withLockedValue { $0.running }.map { RunningServer(server: self, host: $0.host, port: $0.port) }
     }
 }
 

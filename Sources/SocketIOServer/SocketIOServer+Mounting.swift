@@ -84,6 +84,6 @@ struct MountedService: Service {
         }
         await core.namespaces.stopClusters()
         core.closeAll()
-        await core.webSockets.closed(within: SocketIOServer.gracefulShutdownLimit)
+        await core.webSockets.closed(within: ServerListener.gracefulShutdownLimit)
     }
 }

@@ -37,7 +37,7 @@ public final class SocketIOServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: Configuration
     let core: ServerCore
-    let lifecycle = NIOLockedValueBox(Lifecycle.idle)
+    let lifecycle = NIOLockedValueBox(Lifecycle())
 
     /// A server with `configuration`, logging to `logger` (silent by default).
     public init(

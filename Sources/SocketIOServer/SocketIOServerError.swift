@@ -17,6 +17,9 @@ public enum SocketIOServerError: Error, Sendable, Hashable, CustomStringConverti
     case cannotListen(String)
     /// The cluster adapter's transport could not subscribe (the database is unreachable).
     case clusterUnavailable(String)
+    /// ``SocketIOServer/stop()`` was called while `start` was still starting: the server does
+    /// not listen, and stays stopped.
+    case stoppedWhileStarting
 
     /// A one-line description, for logs.
     public var description: String {
@@ -28,6 +31,7 @@ public enum SocketIOServerError: Error, Sendable, Hashable, CustomStringConverti
         case .alreadyStarted: "the server was already started"
         case .cannotListen(let why): "cannot listen: \(why)"
         case .clusterUnavailable(let why): "cannot join the cluster: \(why)"
+        case .stoppedWhileStarting: "the server was stopped while it was starting"
         }
     }
 }

@@ -8,12 +8,11 @@ extension SocketIOServer {
 
     /// One line: where the server listens, its sessions and its unfinished connections.
     package var diagnostics: String {
-        let state: String = lifecycle.withLockedValue { lifecycle in
-            switch lifecycle {
-            case .idle: "not started"
-            case .running(_, let running): "listening on port \(running.port)"
-            case .stopped: "stopped"
-            }
+        let state: String = switch lifecycle.withLockedValue({ $0.state }) {
+        case .idle: "not started"
+        case .starting: "starting"
+        case .running(let listener): "listening on port \(listener.port)"
+        case .stopped: "stopped"
         }
         let sessions = core.sessions.all.map { "\n  session \($0.sid): \($0.diagnostics)" }.sorted()
         return "server \(state): \(sessions.count) Engine.IO sessions, "
