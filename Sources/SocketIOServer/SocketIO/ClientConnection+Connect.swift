@@ -121,13 +121,14 @@ extension ClientConnection {
         stale.client.session.close(.transportClose)
     }
 
-    /// The socket is in its namespace: route the client's packets to it and run the app's
-    /// handlers (or undo everything if the connection closed meanwhile).
+    /// The socket is in its namespace: route the client's packets to it, report it and run the
+    /// app's handlers (or undo everything if the connection closed, or it left, meanwhile).
     func joined(_ socket: ServerSocket) async {
         guard register(socket) else {
             socket.finish(.transportClose)
             return
         }
+        guard socket.announce() else { return remove(socket) }
         session.logger.debug("socket connected", metadata: [
             "socketio.nsp": "\(socket.namespace.name)", "socketio.id": "\(socket.id)",
         ])

@@ -93,7 +93,7 @@ extension ServerSocket {
                     return
                 }
                 // The socket may have left between the check and the registration.
-                if let reason = state.withLockedValue({ $0.disconnectReason }) {
+                if let reason = disconnectReason {
                     pendingAcks.settle(id, with: .failure(.disconnected(reason)))
                     return
                 }

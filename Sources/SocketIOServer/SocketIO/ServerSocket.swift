@@ -29,6 +29,9 @@ public final class ServerSocket: Sendable {
         var nextAckID = 0
         /// Set once the socket left its namespace.
         var disconnectReason: ServerDisconnectReason?
+        /// Set once the app is told the socket connected (``ConnectionEvent/socketConnected``):
+        /// only then is it told the socket left.
+        var announced = false
         var data: JSONObject
     }
 
@@ -132,10 +135,11 @@ public final class ServerSocket: Sendable {
     }
 
     /// The socket left its namespace: forgets it (or keeps it for recovery), fails the acks it
-    /// owes, tells the app. Returns `false` when it had already left.
+    /// owes, tells the app (``ConnectionEvent/socketDisconnected`` only if it was told the
+    /// socket connected). Returns `false` when it had already left.
     @discardableResult
     func finish(_ reason: ServerDisconnectReason) -> Bool {
-        let handlers: [@Sendable (ServerDisconnectReason) -> Void]? = state.withLockedValue { state in
+        let left: (handlers: [@Sendable (ServerDisconnectReason) -> Void], announced: Bool)? = state.withLockedValue { state in
             guard state.disconnectReason == nil else { return nil }
             state.disconnectReason = reason
             defer {
@@ -143,15 +147,26 @@ public final class ServerSocket: Sendable {
                 state.listeners = ListenerRegistry<ServerEvent>()
                 state.disconnectHandlers.removeAll()
             }
-            return state.disconnectHandlers.map(\.handler)
+            return (state.disconnectHandlers.map(\.handler), state.announced)
         }
-        guard let handlers else { return false }
+        guard let left else { return false }
         client.remove(self)
         namespace.remove(self, reason: reason)
         pendingAcks.failAll(with: .disconnected(reason))
-        namespace.environment.events.emit(.socketDisconnected(namespace: namespace.name, id: id, reason: reason))
-        for handler in handlers { handler(reason) }
+        if left.announced { namespace.environment.events.emit(.socketDisconnected(namespace: namespace.name, id: id, reason: reason)) }
+        for handler in left.handlers { handler(reason) }
         return true
+    }
+
+    /// The client's packets reach the socket now: it is reported connected, unless it left
+    /// meanwhile (`false`; a socket whose connection closed, or that was disconnected, while it
+    /// was being made is undone without a word, connected or disconnected).
+    func announce() -> Bool {
+        state.withLockedValue { state in
+            guard state.disconnectReason == nil else { return false }
+            state.announced = true
+            return true
+        }
     }
 
     // MARK: - From the client

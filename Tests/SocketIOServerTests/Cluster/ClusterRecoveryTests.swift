@@ -316,4 +316,69 @@ struct ClusterRecoveryTests {
             }
         }
     }
+
+    /// Every connection event of `demo` about socket `id` (connected or disconnected).
+    static func socketEvents(_ demo: DemoServer, id: String) -> [ConnectionEvent] {
+        demo.events.all.filter { event in
+            switch event {
+            case .socketConnected(_, id, _, _), .socketDisconnected(_, id, _): true
+            case .sessionOpened, .sessionUpgraded, .sessionClosed, .socketConnected, .socketDisconnected, .socketRefused,
+                 .plainWebSocketOpened, .plainWebSocketClosed: false
+            }
+        }
+    }
+
+    @Test("a session that closes while the store is slow to give its socket back (the client's pong waits behind its CONNECT): the socket made for it is never reported, connected or disconnected, and the session is kept for a later recovery")
+    func sessionClosesWhileRestoring() async throws {
+        let bus = LocalClusterBus()
+        let shared = MemorySessionStore.Shared()
+        defer { shared.release() }
+        let sockets = NIOLockedValueBox<[ServerSocket]>([])
+        // Long enough that the take waits for the test, not for its bound.
+        let configure = Self.configure(bus: bus, shared: shared, options: ClusterOptions(requestTimeout: .seconds(30)))
+        // Server b pings often: a session whose CONNECT waits misses its pong.
+        let shortHeartbeat: (inout SocketIOServer.Configuration) -> Void = {
+            configure(&$0)
+            $0.pingInterval = .seconds(1)
+            $0.pingTimeout = .seconds(1)
+        }
+        try await DemoServer.with(configure, setup: Self.setup(sockets)) { a in
+            try await DemoServer.with(shortHeartbeat, setup: Self.setup(sockets)) { b in
+                let newsB = b.server.namespace("/news")
+                try await withTimeout(10, "both servers see each other") {
+                    await a.server.namespace("/news").waitForServers(2)
+                    await newsB.waitForServers(2)
+                }
+                let uidB = try #require(newsB.cluster).uid
+                let (sid, pid, offset) = try await Self.connectThenDrop(a)
+                await a.server.namespace("/news").durable?.keeper.flush()
+
+                shared.stall()
+                let second = try await EngineWebSocket.open(port: b.port)
+                let engineSID = try #require(second.sid)
+                try second.send(#"40/news,{"pid":"\#(pid)","offset":"\#(offset)"}"#)
+                _ = try await shared.takes.stream.firstMatch(within: 10, "server b takes the session") { $0 == pid }
+                // The take waits; messages wait behind the CONNECT, the client's pong too.
+                #expect(try await b.events.closeReason(of: engineSID) == "ping timeout")
+                shared.release()
+                // The restore goes on and ends in a socket of a closed connection: server b
+                // writes the session back as dropped.
+                _ = try await shared.writes.stream.firstMatch(within: 10, "server b keeps the session as dropped") {
+                    $0.owner == uidB && $0.changes.contains(.disconnected(pid: pid))
+                }
+
+                // Still recoverable: the client comes back to server b.
+                let third = try await EngineWebSocket.open(port: b.port)
+                let thirdSID = try #require(third.sid)
+                try third.send(#"40/news,{"pid":"\#(pid)","offset":"\#(offset)"}"#)
+                let (_, reply) = try await Self.readThroughReply(third, events: 0)
+                #expect(reply == #"40/news,{"sid":"\#(sid)","pid":"\#(pid)"}"#)
+                let connected = ConnectionEvent.socketConnected(namespace: "/news", id: sid, sid: thirdSID, recovered: true)
+                try await b.events.wait("the recovered socket connects") { $0 == connected }
+                // Server b told the app of the socket once: when it connected.
+                #expect(Self.socketEvents(b, id: sid) == [connected])
+                third.socket.drop()
+            }
+        }
+    }
 }

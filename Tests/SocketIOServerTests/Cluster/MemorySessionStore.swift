@@ -42,6 +42,11 @@ final class MemorySessionStore: ClusterSessionStore {
 
         /// Where a session call waits while stalled.
         func waitWhileStalled() async { await gate.wait() }
+
+        /// The pid of each ``takeSession(pid:namespace:owner:maxAge:)`` call, as it starts.
+        let takes = AsyncStream.makeStream(of: String.self)
+        /// Each batch of ``writeSessions(_:owner:)``, once in the table.
+        let writes = AsyncStream.makeStream(of: (owner: String, changes: [ClusterSessionChange]).self)
     }
 
     let endpoint: LocalClusterBus.Endpoint
@@ -70,6 +75,7 @@ final class MemorySessionStore: ClusterSessionStore {
 
     func writeSessions(_ changes: [ClusterSessionChange], owner: String) async throws {
         await shared.waitWhileStalled()
+        defer { shared.writes.continuation.yield((owner, changes)) }
         shared.state.withLockedValue { state in
             for change in changes {
                 switch change {
@@ -98,6 +104,7 @@ final class MemorySessionStore: ClusterSessionStore {
     }
 
     func takeSession(pid: String, namespace: String, owner: String, maxAge: Duration) async throws -> TakenClusterSession? {
+        shared.takes.continuation.yield(pid)
         await shared.waitWhileStalled()
         return shared.state.withLockedValue { state in
             guard let row = state.rows[pid], row.session.namespace == namespace else { return nil }
