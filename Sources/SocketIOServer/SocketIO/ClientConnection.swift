@@ -12,10 +12,10 @@ import SocketIOProtocol
 final class ClientConnection: Sendable {
     private struct State {
         var decoder: SocketPacketDecoder
-        var sockets: [String: ServerSocket] = [:]
+        var sockets = ClientSockets()
         var closed = false
-        var joinedAny = false
-        /// Protocol v4: the automatic join of `/` (messages wait for it).
+        /// Protocol v4: the automatic join of `/` (messages wait for it, so no CONNECT is handled
+        /// meanwhile: it needs no `ClientSockets` reservation).
         var autoConnect: Task<Void, Never>?
     }
 
@@ -48,7 +48,7 @@ final class ClientConnection: Sendable {
             return
         }
         timers.arm(0, after: environment.configuration.connectTimeout) { [weak self] in
-            guard let self, !self.state.withLockedValue({ $0.joinedAny }) else { return }
+            guard let self, !self.state.withLockedValue({ $0.sockets.joinedAny }) else { return }
             self.session.logger.debug("closing: no namespace joined in time")
             self.session.close(.forcedClose)
         }
@@ -99,13 +99,17 @@ final class ClientConnection: Sendable {
 
     private func dispatch(_ packet: SocketPacket) async {
         let name = NamespaceRegistry.normalize(packet.namespace)
-        let socket = state.withLockedValue { $0.sockets[name] }
+        let (socket, joining) = state.withLockedValue { state in
+            (state.sockets.socket(name), packet.kind == .connect && state.sockets.beginJoining(name))
+        }
         switch packet.kind {
         case .connect:
-            // socket.io closes a client that connects twice to one namespace ("invalid state").
-            guard socket == nil else { return fail(.parseError("CONNECT to a namespace already joined: \(name)")) }
+            // socket.io closes a client that connects twice to one namespace ("invalid state"):
+            // so does one whose CONNECT to it is still being handled (see `ClientSockets`).
+            guard joining else { return fail(.parseError("CONNECT to a namespace joined or being joined: \(name)")) }
             // Protocol v4 carries auth in the namespace's query (`/admin?token=1,`).
             await connect(to: name, auth: isProtocolV4 ? Self.queryObject(of: packet.namespace) : packet.data?.objectValue)
+            state.withLockedValue { $0.sockets.endJoining(name) }
         case .event, .binaryEvent, .ack, .binaryAck, .disconnect:
             guard let socket else { return fail(.parseError("packet for a namespace not joined: \(name)")) }
             socket.received(packet)
@@ -132,8 +136,7 @@ final class ClientConnection: Sendable {
     func register(_ socket: ServerSocket) -> Bool {
         let registered = state.withLockedValue { state in
             guard !state.closed else { return false }
-            state.sockets[socket.namespace.name] = socket
-            state.joinedAny = true
+            state.sockets.join(socket)
             return true
         }
         if registered { timers.cancelAll() }
@@ -142,11 +145,7 @@ final class ClientConnection: Sendable {
 
     /// `socket` left its namespace.
     func remove(_ socket: ServerSocket) {
-        state.withLockedValue { state in
-            if state.sockets[socket.namespace.name] === socket {
-                state.sockets.removeValue(forKey: socket.namespace.name)
-            }
-        }
+        state.withLockedValue { $0.sockets.leave(socket) }
     }
 
     /// Sends a packet outside any socket (CONNECT replies and refusals).
@@ -157,7 +156,7 @@ final class ClientConnection: Sendable {
     /// The server app closes the whole connection: every namespace gets DISCONNECT, then the
     /// session closes (socket.io's `socket.disconnect(true)`).
     func disconnectAll() {
-        let sockets = state.withLockedValue { Array($0.sockets.values) }
+        let sockets = state.withLockedValue { $0.sockets.all }
         for socket in sockets { socket.disconnect() }
         session.close(.forcedClose)
     }
@@ -167,8 +166,7 @@ final class ClientConnection: Sendable {
         let sockets: [ServerSocket] = state.withLockedValue { state in
             state.closed = true
             state.decoder.reset()
-            defer { state.sockets.removeAll() }
-            return Array(state.sockets.values)
+            return state.sockets.removeAll()
         }
         timers.cancelAll()
         let socketReason = ServerDisconnectReason(reason)
