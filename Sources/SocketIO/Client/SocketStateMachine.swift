@@ -214,6 +214,7 @@ struct SocketStateMachine: Sendable {
             state = .idle
             return .connectFailed(Self.connectError(from: packet.data))
         case (.connecting(var early), .event), (.connecting(var early), .binaryEvent):
+            state = .idle  // `early` alone holds the events: the append copies nothing
             early.append(packet)
             state = .connecting(early: early)
             return .none

@@ -50,16 +50,22 @@ struct PollingStateMachine<Pause, Closed, Poll> {
         }
     }
 
-    /// Changes the session in place, whatever the state (nothing once finished).
+    /// Changes the session in place, whatever the state (nothing once finished). The session is
+    /// taken out of `state` first: while `state` still held it, its outbox had two owners and
+    /// every change copied the whole queue (copy-on-write; the server's polling buffer measured
+    /// quadratic so, in release builds too).
     private mutating func update<T>(_ body: (inout Session) -> T) -> T? {
         switch state {
         case .running(var session):
+            state = .finished
             defer { state = .running(session) }
             return body(&session)
         case .paused(var session, let waiter):
+            state = .finished
             defer { state = .paused(session, waiter: waiter) }
             return body(&session)
         case .closing(var session):
+            state = .finished
             defer { state = .closing(session) }
             return body(&session)
         case .finished:
