@@ -100,6 +100,8 @@ package final class HTTP1ConnectionPool: Sendable {
                 connection.close()
                 if Task.isCancelled { throw CancellationError() }
                 if state.withLockedValue({ $0.shutDown }) { throw HTTP1ClientError.shutDown }
+                // The setup's deadline may have closed the connection as it was handed over.
+                if let deadline, deadline <= NIODeadline.now() { throw HTTP1ClientError.timedOut }
                 throw error
             }
         }
