@@ -118,7 +118,8 @@ final class NamespaceConnection: Sendable {
         let action = transition { $0.machine.engineOpened(version: version, sid: sid) }
         switch action {
         case .sendConnect: sendConnect()
-        case .openEngine, .none: return
+        case .awaitConnect: _ = armConnectDeadline()
+        case .none: return
         }
     }
 
@@ -149,13 +150,19 @@ final class NamespaceConnection: Sendable {
         failRetryQueue(with: .reconnectFailed(attempts: attempts))
     }
 
-    private func sendConnect() {
+    /// Counts a CONNECT sent or awaited and bounds its wait: the whole namespace connect is
+    /// bounded like the Engine.IO open, so a server (or an auth provider) that never answers
+    /// does not leave `connect()` waiting for good. Returns the CONNECT's number.
+    private func armConnectDeadline() -> Int {
         let attempt = transition { $0.machine.connectSent() }
         let timeout = manager.configuration.connectTimeout
-        // The whole namespace connect is bounded like the Engine.IO open: a server (or an auth
-        // provider) that never answers must not leave `connect()` waiting for good.
         let deadline = manager.schedule(after: timeout) { [weak self] _ in self?.connectTimedOut(attempt: attempt, after: timeout) }
         transition { $0.keepConnectDeadline(deadline, attempt: attempt) }?.cancel()
+        return attempt
+    }
+
+    private func sendConnect() {
+        let attempt = armConnectDeadline()
         let (auth, recovery) = transition { $0.connectFields() }
         let version = manager.socketIOVersion
         let namespace = self.namespace

@@ -5,7 +5,7 @@ import SocketIOProtocol
 /// `idle → connecting → connected → disconnected`, and from `disconnected` (or after a
 /// refusal) back to `connecting` when the app connects again. Events that arrive before the
 /// CONNECT reply are held and delivered right after it, before the app hears `connect` (python
-/// servers send what their connect handler emits first). Emits made while not connected are
+/// servers send what their connect handler emits first), up to `earlyEventLimit`. Emits made while not connected are
 /// held, in order, up to `sendBufferLimit`, and flushed after the CONNECT reply.
 struct SocketStateMachine: Sendable {
     enum State: Sendable, Equatable {
@@ -21,6 +21,9 @@ struct SocketStateMachine: Sendable {
     /// The Engine.IO sid of the current session (protocol v4 socket ids derive from it).
     private(set) var engineSID = ""
     let sendBufferLimit: Int
+    /// The most events held before the CONNECT reply (``State/connecting(early:)``); one more
+    /// gives the connect up.
+    let earlyEventLimit: Int
     /// Whether the manager reconnects on its own after a recoverable loss.
     let reconnects: Bool
     /// Lost the connection for a recoverable reason and waits for the manager's reconnection:
@@ -59,10 +62,18 @@ struct SocketStateMachine: Sendable {
         return fields
     }
 
-    init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int, reconnects: Bool = false) {
+    /// The default ``earlyEventLimit``: far more than a connect handler sends before its accept
+    /// (python-socketio's servers send those events first), far less than would exhaust memory.
+    static let defaultEarlyEventLimit = 10_000
+
+    init(
+        namespace: String, version: SocketIOVersion, sendBufferLimit: Int, reconnects: Bool = false,
+        earlyEventLimit: Int = Self.defaultEarlyEventLimit
+    ) {
         self.namespace = namespace
         self.version = version
         self.sendBufferLimit = sendBufferLimit
+        self.earlyEventLimit = earlyEventLimit
         self.reconnects = reconnects
     }
 
@@ -103,6 +114,15 @@ struct SocketStateMachine: Sendable {
         case none
     }
 
+    enum EngineOpenedAction: Equatable {
+        /// Send CONNECT on the new session.
+        case sendConnect
+        /// Protocol v4's `/`: the server connects it on its own, so nothing is sent; its accept
+        /// is awaited under the same deadline as a CONNECT's (``connectSent()``).
+        case awaitConnect
+        case none
+    }
+
     /// Whether this connection attempt's CONNECT was asked for (so it goes out once).
     private var connectRequested = false
 
@@ -123,7 +143,7 @@ struct SocketStateMachine: Sendable {
     }
 
     /// The engine session opened, speaking `version`.
-    mutating func engineOpened(version: SocketIOVersion, sid: String = "") -> ConnectAction {
+    mutating func engineOpened(version: SocketIOVersion, sid: String = "") -> EngineOpenedAction {
         if awaitingReconnect, case .disconnected = state {
             awaitingReconnect = false
             state = .connecting(early: [])
@@ -134,10 +154,11 @@ struct SocketStateMachine: Sendable {
         self.version = version
         self.engineSID = sid
         // Socket.IO v4 servers connect `/` on their own; every other case sends CONNECT.
-        return version == .v4 && namespace == "/" ? .none : .sendConnect
+        return version == .v4 && namespace == "/" ? .awaitConnect : .sendConnect
     }
 
-    /// A CONNECT is being sent: returns its number, for its deadline.
+    /// A CONNECT is being sent (or, for protocol v4's `/`, awaited): returns its number, for its
+    /// deadline.
     mutating func connectSent() -> Int {
         connectsSent += 1
         connectWithdrawn = false
@@ -215,6 +236,14 @@ struct SocketStateMachine: Sendable {
             return .connectFailed(Self.connectError(from: packet.data))
         case (.connecting(var early), .event), (.connecting(var early), .binaryEvent):
             state = .idle  // `early` alone holds the events: the append copies nothing
+            guard early.count < earlyEventLimit else {
+                // A server that keeps sending events and never accepts: given up, as an
+                // unanswered CONNECT is, rather than held without end.
+                pidSent = nil
+                connectWithdrawn = true
+                return .connectFailed(.connectionFailed(
+                    "the server sent more than \(earlyEventLimit) events to namespace \(namespace) without accepting its CONNECT"))
+            }
             early.append(packet)
             state = .connecting(early: early)
             return .none

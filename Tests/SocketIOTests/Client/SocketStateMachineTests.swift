@@ -35,7 +35,7 @@ import Testing
 
     @Test func v4DefaultNamespaceIsConnectedByTheServer() {
         var root = connecting("/", version: .v4)
-        #expect(root.engineOpened(version: .v4, sid: "e1") == .none)
+        #expect(root.engineOpened(version: .v4, sid: "e1") == .awaitConnect, "no CONNECT, but its deadline")
         #expect(root.received(SocketPacket(kind: .connect)) == .connected(id: "e1", early: [], flush: []))
         var admin = connecting("/admin", version: .v4)
         #expect(admin.engineOpened(version: .v4, sid: "e1") == .sendConnect)
@@ -90,6 +90,22 @@ import Testing
         #expect(machine.status == .notConnected)
         let again = machine.authProviderFailed(attempt: second)
         #expect(!again, "once")
+    }
+
+    /// A server that sends events to a namespace and never accepts it: past the limit the
+    /// connect is given up (held without end before), and an accept that comes after all is left.
+    @Test func earlyEventsPastTheLimitGiveTheConnectUp() {
+        var machine = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3, earlyEventLimit: 2)
+        _ = machine.connect(engineOpen: false)
+        _ = machine.engineOpened(version: .v5, sid: "e1")
+        _ = machine.connectSent()
+        #expect(machine.received(.event("a", [], namespace: "/chat")) == .none)
+        #expect(machine.received(.event("b", [], namespace: "/chat")) == .none)
+        #expect(machine.received(.event("c", [], namespace: "/chat")) == .connectFailed(.connectionFailed(
+            "the server sent more than 2 events to namespace /chat without accepting its CONNECT")))
+        #expect(machine.status == .notConnected)
+        #expect(machine.state == .idle, "the held events are let go")
+        #expect(machine.received(SocketPacket(kind: .connect, namespace: "/chat", data: ["sid": "s"])) == .withdraw)
     }
 
     @Test func earlyEventsAndBufferedEmitsAreReleasedOnTheConnectReply() {

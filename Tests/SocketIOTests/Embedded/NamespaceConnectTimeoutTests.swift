@@ -112,4 +112,40 @@ import Testing
         await manager.close()
         await harness.stop()
     }
+
+    /// Protocol v4 (an Engine.IO v3 session): the server connects `/` on its own, so the client
+    /// sends no CONNECT for it; its accept is awaited under the same deadline. Before, no
+    /// deadline was armed, and a server that never accepted (here, a hung auth hook) left
+    /// `connect()` waiting for good while heartbeats kept the session open.
+    @Test func protocolV4sImplicitConnectOfTheDefaultNamespaceEndsAtTheTimeout() async throws {
+        let gate = AsyncStream.makeStream(of: Void.self)
+        let harness = try await EmbeddedHarness.start { $0.allowEIO3 = true }
+        harness.server.namespace("/").use { _ in
+            for await _ in gate.stream { return }
+        }
+        let clock = ManualClock()
+        var configuration = Manager.Configuration()
+        configuration.connectTimeout = Self.timeout
+        configuration.clock = clock
+        configuration.reconnection = false
+        configuration.version = .v3
+        let manager = try Manager(url: harness.url, configuration: configuration)
+        let events = manager.events
+        let socket = manager.socket(namespace: "/")
+        let attempt = Task { try await socket.connect() }
+        // Once the session is open the open's timer, due at the same time, is cancelled: what
+        // sleeps until then is the wait for `/`'s accept.
+        _ = try await withTimeout(30, "the session opening") { await events.first { $0 == .open } }
+        try await withTimeout(30, "the accept's timer") { await clock.waitForSleeper(dueAt: Self.timeout) }
+        clock.advance(by: Self.timeout)
+        await #expect {
+            try await withTimeout(30, "connect() to /, which the server never accepts") { try await attempt.value }
+        } throws: { error in
+            guard case SocketIOError.connectionFailed(let why) = error else { return false }
+            return why.hasPrefix("the server did not answer the CONNECT to namespace / within")
+        }
+        gate.continuation.finish()
+        await manager.close()
+        await harness.stop()
+    }
 }
