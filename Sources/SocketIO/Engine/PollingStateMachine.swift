@@ -280,57 +280,6 @@ struct PollingStateMachine<Pause, Closed, Poll> {
     }
 }
 
-/// Packets waiting to be posted, and the fences a POST must not span: the packets from a
-/// fence on go in a later POST than those before (POSTs are sequential, each answered after
-/// the server read it).
-struct PollingOutbox {
-    private var packets = Deque<EnginePacket>()
-    private var fences = Deque<Int>()
-
-    var isEmpty: Bool { packets.isEmpty }
-
-    mutating func append(_ more: [EnginePacket], fenced: Bool) {
-        if fenced && !packets.isEmpty { fences.append(packets.count) }
-        packets.append(contentsOf: more)
-    }
-
-    /// Takes packets for one POST: at most `maxPackets` (and none past a fence), at most
-    /// `maxBytes` of body (at least one); `nil` when empty.
-    mutating func takeBatch(maxPackets: Int, maxBytes: Int, version: EngineIOVersion) -> [EnginePacket]? {
-        guard !packets.isEmpty else { return nil }
-        let limit = min(maxPackets, fences.first ?? .max)
-        let batch = Self.takeBatch(from: &packets, maxPackets: limit, maxBytes: maxBytes, version: version)
-        for index in fences.indices { fences[index] -= batch.count }
-        while let first = fences.first, first <= 0 { fences.removeFirst() }
-        return batch
-    }
-
-    mutating func takeAll() -> [EnginePacket] {
-        defer { removeAll() }
-        return packets.isEmpty ? [] : Array(packets)
-    }
-
-    mutating func removeAll() {
-        packets.removeAll()
-        fences.removeAll()
-    }
-
-    /// Takes packets for one POST: at most `maxPackets`, and at most `maxBytes` of body (at least one).
-    static func takeBatch(from outbox: inout Deque<EnginePacket>, maxPackets: Int, maxBytes: Int,
-                          version: EngineIOVersion) -> [EnginePacket] {
-        var batch: [EnginePacket] = []
-        var bytes = 0
-        while let packet = outbox.first, batch.count < maxPackets {
-            let size = packet.encodedText(version: version).utf8.count + (version == .v3 ? 8 : 1)
-            if !batch.isEmpty && bytes + size > maxBytes { break }
-            batch.append(outbox.removeFirst())
-            bytes += size
-        }
-        return batch
-    }
-}
-
 extension PollingStateMachine: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
 extension PollingStateMachine.Session: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
 extension PollingStateMachine.State: Sendable where Pause: Sendable, Closed: Sendable, Poll: Sendable {}
-extension PollingOutbox: Sendable {}

@@ -47,6 +47,24 @@ import Testing
         #expect(post?.body == PollingPayload.encode([.message("a"), .message("b")], version: .v4))
     }
 
+    /// A GET body of many pings, answered faster than POSTs drain: one pong waits at a time
+    /// (each used to be queued, millions from one 16 MiB body of `2`s); once it is posted, the
+    /// next ping is answered again, and other packets keep their order around it.
+    @Test("pongs not yet posted are queued once")
+    func pongsCoalesce() {
+        var machine = Self.opened()
+        _ = machine.send([.message("a")], fenced: false)
+        for _ in 0..<10_000 { _ = machine.send([.pong("")], fenced: false) }
+        _ = machine.send([.message("b"), .pong("")], fenced: false)
+        let first = machine.nextPost(maxPackets: 16, version: .v4)
+        #expect(first?.body == PollingPayload.encode([.message("a"), .pong(""), .message("b")], version: .v4))
+        let drained = machine.nextPost(maxPackets: 16, version: .v4)
+        #expect(drained == nil)
+        _ = machine.send([.pong("")], fenced: false)
+        let next = machine.nextPost(maxPackets: 16, version: .v4)
+        #expect(next?.body == PollingPayload.encode([.pong("")], version: .v4), "posted, so the next ping gets its own")
+    }
+
     @Test("a fence: what was queued before goes in an earlier POST than what comes after; batches respect maxPackets")
     func fencesAndBatches() {
         var machine = Self.opened()
