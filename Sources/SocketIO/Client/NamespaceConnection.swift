@@ -150,13 +150,16 @@ final class NamespaceConnection: Sendable {
         failRetryQueue(with: .reconnectFailed(attempts: attempts))
     }
 
-    /// Counts a CONNECT sent or awaited and bounds its wait: the whole namespace connect is
-    /// bounded like the Engine.IO open, so a server (or an auth provider) that never answers
-    /// does not leave `connect()` waiting for good. Returns the CONNECT's number.
+    /// Counts a CONNECT sent (or awaited) and bounds it like the Engine.IO open, so a server or
+    /// auth provider that never answers cannot leave `connect()` waiting; returns its number.
     private func armConnectDeadline() -> Int {
         let attempt = transition { $0.machine.connectSent() }
         let timeout = manager.configuration.connectTimeout
-        let deadline = manager.schedule(after: timeout) { [weak self] _ in self?.connectTimedOut(attempt: attempt, after: timeout) }
+        let deadline = manager.schedule(after: timeout) { [weak self] _ in
+            // Given up, as a refusal is.
+            guard let self, self.transition({ $0.machine.connectTimedOut(attempt: attempt) }) else { return }
+            self.connectFailed(.connectionFailed("the server did not answer the CONNECT to namespace \(self.namespace) within \(timeout)"))
+        }
         transition { $0.keepConnectDeadline(deadline, attempt: attempt) }?.cancel()
         return attempt
     }
@@ -190,12 +193,6 @@ final class NamespaceConnection: Sendable {
                 }
             }
         }
-    }
-
-    /// CONNECT number `attempt` had no answer within `timeout`: given up, as a refusal is.
-    private func connectTimedOut(attempt: Int, after timeout: Duration) {
-        guard transition({ $0.machine.connectTimedOut(attempt: attempt) }) else { return }
-        connectFailed(.connectionFailed("the server did not answer the CONNECT to namespace \(namespace) within \(timeout)"))
     }
 
     func engineFailed(_ error: SocketIOError) {
