@@ -111,7 +111,15 @@ struct FailoverLedger: Sendable {
     /// The server resumed the channel and received through `peerReceived`: what it missed, to
     /// write again in order, then the declines held meanwhile.
     /// - Throws: when `peerReceived` is beyond what was sent, or before what is kept.
+    ///
+    /// A server that lost the channel (restarted, or let it expire) takes a resume that says
+    /// nothing was received for an open, and opens a new channel under the same id: it says it
+    /// received nothing after acknowledging some. The channel then starts over there, what was
+    /// not acknowledged numbered again from 1, and is not ``recovered`` (before, the resume
+    /// failed as before the window on every attempt, or the next send hit a gap).
     mutating func resumed(peerReceived: UInt64, now: Duration) throws(ReliableChannelError) -> [Envelope] {
+        let acknowledgedThrough = sender.unacknowledged.first.map { $0.seq - 1 } ?? sender.lastSent
+        if openedOnServer, peerReceived == 0, acknowledgedThrough > 0 { startNewChannel(channelID) }
         recovered = openedOnServer
         openedOnServer = true
         let resend = try sender.resume(peerReceived: peerReceived)

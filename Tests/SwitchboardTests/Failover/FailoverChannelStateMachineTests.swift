@@ -134,6 +134,30 @@ struct FailoverChannelStateMachineTests {
         #expect(machine.ledger.recovered == false, "a new channel: the app resynchronises")
     }
 
+    /// A client that only sends has received nothing, so its resume says `received: 0`, which a
+    /// server that lost the channel takes for an open under the same id. The server saying it
+    /// holds nothing after acknowledging some means just that: the channel starts over there.
+    /// Before, the resume failed on every attempt (`resumeBeforeWindow`), or, with everything
+    /// acknowledged, the next send hit a gap.
+    @Test(arguments: [false, true])
+    func aServerThatForgotTheChannelUnderItsIdStartsItOver(allAcknowledged: Bool) throws {
+        var machine = Self.connected()
+        _ = try machine.send(.event(name: "a", data: 1), now: .zero)
+        _ = try machine.send(.event(name: "b", data: 2), now: .zero)
+        _ = try machine.send(.event(name: "c", data: 3), now: .zero)
+        _ = machine.linkReported(Self.report(.ack(seq: allAcknowledged ? 3 : 2)), generation: 1, now: .zero)
+        _ = machine.linkReported(.ended("the server restarted"), generation: 1, now: .zero)
+        _ = machine.attemptStarting(newChannel: nil)
+        _ = machine.resumeStarting(generation: 3, link: "L2", transport: .webSocket, waiter: 2, newChannel: nil)
+        let action = machine.linkReported(Self.report(.resumed(channel: "c1", received: 0)), generation: 3, now: .zero)
+        #expect((try? action.resume?.result.get()) != nil, "resumed")
+        #expect(action.write?.envelopes ?? [] == (allAcknowledged ? [] : [.event(name: "c", data: 3, seq: 1)]), "numbered again from 1")
+        #expect(machine.ledger.recovered == false, "a new channel: the app resynchronises")
+        _ = machine.written(generation: 3)
+        let next = try machine.send(.event(name: "d", data: 4), now: .zero)
+        #expect(next.write?.envelopes == [.event(name: "d", data: 4, seq: allAcknowledged ? 1 : 2)])
+    }
+
     // MARK: - Sending
 
     @Test func sendsAreKeptWhileNoLinkAndTheWindowBoundsThem() throws {
