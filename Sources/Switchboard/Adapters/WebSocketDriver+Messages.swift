@@ -32,37 +32,25 @@ extension WebSocketDriver {
     ///   ``WebSocketDriverError/serverError(event:message:)``, ``WebSocketDriverError/closed(reason:)``,
     ///   `CancellationError`.
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response {
-        let requestID = CancellationTarget<Int>()
         let deadline = PendingReplies<Int, Response, RequestFailure>.Deadline(after: timeout, on: timeline) { [weak self] id in
             _ = self?.forgetRequest(id)
             return .timedOut
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let id = begin(event, payload, deadline: deadline) { result in
-                    continuation.resume(with: result.mapError { $0.error(event: event, timeout: timeout) })
-                }
-                guard let id else {
-                    continuation.resume(throwing: WebSocketDriverError.notOpen)
-                    return
-                }
-                if requestID.register(id) { settle(id, .failure(.cancelled)) }
-            }
-        } onCancel: {
-            if let id = requestID.cancel() { settle(id, .failure(.cancelled)) }
+        return try await requests.call(
+            deadline: deadline, cancelled: .cancelled, failure: { $0.error(event: event, timeout: timeout) },
+            cancel: { [weak self] id in self?.settle(id, .failure(.cancelled)) }
+        ) { register in
+            guard begin(event, payload, registering: register) != nil else { throw WebSocketDriverError.notOpen }
         }
     }
 
-    /// Writes a `request` envelope whose reply `complete` hears; its id, or `nil` when the
-    /// driver is not open (nothing written, `complete` not called).
-    private func begin(
-        _ event: String, _ payload: JSONValue, deadline: PendingReplies<Int, Response, RequestFailure>.Deadline?,
-        complete: @escaping @Sendable (Result<Response, RequestFailure>) -> Void
-    ) -> Int? {
+    /// Writes a `request` envelope, its id given to `registering` first; its id, or `nil` when
+    /// the driver is not open (nothing written, nothing registered).
+    private func begin(_ event: String, _ payload: JSONValue, registering: (Int) -> Void) -> Int? {
         // Registered under the lock, so a close that takes the ids fails this one too.
         let started = inner.withLockedValue { inner -> (Int, WebSocketClientChannel)? in
             guard case .send(let id) = inner.machine.request(), let channel = inner.channel else { return nil }
-            requests.add(id, deadline: deadline, complete: complete)
+            registering(id)
             return (id, channel)
         }
         guard let (id, channel) = started else { return nil }
@@ -159,8 +147,8 @@ extension WebSocketDriver: CallbackRequestDriver {
         _ event: String, _ payload: JSONValue, timeout: Duration,
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
-        let id = begin(event, payload, deadline: nil) { result in
-            complete(result.mapError { $0.error(event: event, timeout: timeout) })
+        let id = begin(event, payload) { id in
+            requests.add(id) { complete($0.mapError { $0.error(event: event, timeout: timeout) }) }
         }
         guard let id else {
             complete(.failure(WebSocketDriverError.notOpen))

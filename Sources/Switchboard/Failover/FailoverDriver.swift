@@ -146,20 +146,16 @@ public final class FailoverDriver: ConnectionDriver {
 
     /// Sends a request like ``request(_:_:timeout:)``, but when the window is full first waits up
     /// to `room` for acknowledgements to make room (as ``send(_:_:waitingUpTo:)`` does); its
-    /// `timeout` counts from when it was sent.
+    /// `timeout` counts from when it was sent. Cancelling the task ends the wait at once with
+    /// ``ConnectionError/cancelled`` (sent already, the request still reaches the server).
     public func request(_ event: String, _ payload: JSONValue, timeout: Duration, waitingUpTo room: Duration) async throws -> Response {
         let deadline = PendingReplies<Int, Response, ConnectionError>.Deadline(after: timeout, on: timeline) { _ in
             .timedOut(event: event, after: timeout)
         }
         return try await waitingForRoom(upTo: room) { slot in
-            try await withCheckedThrowingContinuation { continuation in
-                do {
-                    try transmit(.request(name: event, data: payload), holding: slot, waits: room) { id in
-                        requests.add(id, deadline: deadline) { continuation.resume(with: $0.mapError { $0 as any Error }) }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+            guard !Task.isCancelled else { throw ConnectionError.cancelled }
+            return try await requests.call(deadline: deadline, cancelled: .cancelled) { register in
+                try transmit(.request(name: event, data: payload), holding: slot, waits: room, registering: register)
             }
         }
     }
@@ -187,8 +183,8 @@ public final class FailoverDriver: ConnectionDriver {
     public var unacknowledgedCount: Int { snapshot.unacknowledged }
 
     /// Numbers `message` (in the slot `token` holds, if any; a decline is not numbered) and
-    /// writes it on the current link, in order; `registering` learns a request's id before
-    /// anything is written.
+    /// writes it on the current link, in order; `registering` learns a request's id under the
+    /// lock, before any writer (or a resume) can send it, so no reply comes before its wait.
     /// - Throws: ``ConnectionError/queueFull(limit:)`` past the window (nothing was kept); when
     ///   the caller `waits` a while for room, ``FailoverRoomWaits/Full`` with the token to wait with.
     func transmit(
@@ -197,14 +193,15 @@ public final class FailoverDriver: ConnectionDriver {
         let now = timeline.now()
         let outcome = state.withLockedValue { machine -> Result<Machine.SendAction, any Error> in
             do throws(ReliableChannelError) {
-                return .success(try machine.send(message, holding: token, now: now))
+                let action = try machine.send(message, holding: token, now: now)
+                if let id = action.requestID { registering(id) }
+                return .success(action)
             } catch {
                 guard token == nil, waits > .zero else { return .failure(ConnectionError.queueFull(limit: options.window)) }
                 return .failure(FailoverRoomWaits.Full(token: machine.ledger.roomToken()))
             }
         }
         let action = try outcome.get()
-        if let id = action.requestID { registering(id) }
         write(action.write)
     }
 
