@@ -101,6 +101,9 @@ public final class ConnectionManager: Sendable {
             watch?.cancel()
             watch = nil
         }
+        // An action the keeper started before it stopped (a reconnect) ends first: it would
+        // otherwise reconnect what is being released here.
+        await keeper.settled()
         for snapshot in pool.snapshots() {
             let connection = snapshot.connection
             try? await connection.disconnect()

@@ -89,8 +89,11 @@ struct KeeperStateMachine: Sendable {
         case skip
     }
 
-    /// A scan reached `connection`.
+    /// A scan reached `connection`. A stopped keeper acts no more: a scan asked for before
+    /// ``stop()`` that runs after it (a lease change's) must not reconnect what the manager's
+    /// shutdown is disconnecting and releasing.
     mutating func claim(_ connection: ConnectionID, trigger: Trigger) -> ClaimAction {
+        guard loop != .stopped else { return .skip }
         guard !busy.contains(connection) else {
             // A lease change must be seen once the action ends; interval scans come again anyway
             // (and marking them would turn a failing reconnect into a tight loop).

@@ -49,6 +49,24 @@ struct KeeperStateMachineTests {
         #expect(!stopped)
     }
 
+    /// A lease change's scan asked for before `stop()` that runs after it acts on nothing;
+    /// before, it reconnected a connection the manager's shutdown was releasing, which then
+    /// lived on outside the pool.
+    @Test func aStoppedKeeperClaimsNothing() {
+        var machine = KeeperStateMachine()
+        _ = machine.start()
+        _ = machine.requestScan()
+        _ = machine.stop()
+        machine.scanStarting(.leaseChanged)
+        let afterLeaseChange = machine.claim(a, trigger: .leaseChanged)
+        let manual = machine.claim(b, trigger: .manual)
+        #expect(afterLeaseChange == .skip)
+        #expect(manual == .skip)
+        #expect(machine.busy.isEmpty)
+        let settled = machine.scanEnded()
+        #expect(settled, "and the scan still ends, so the keeper settles")
+    }
+
     @Test func settledOnlyWhenEveryScheduledRequestedAndManualScanHasEnded() {
         var machine = KeeperStateMachine()
         #expect(machine.isSettled)
