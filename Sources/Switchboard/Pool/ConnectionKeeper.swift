@@ -162,7 +162,9 @@ public final class ConnectionKeeper: Sendable {
         return nil
     }
 
-    /// Asks the rules about one connection and acts, again after each success (three steps at most).
+    /// Asks the rules about one connection and acts, again after each success that moved its
+    /// state (three steps at most): an action that left the state as it was (a custom one, a
+    /// ping) would only be chosen again.
     private func keep(_ first: ConnectionSnapshot) async {
         let id = first.connection.id
         var next: ConnectionSnapshot? = first
@@ -177,7 +179,7 @@ public final class ConnectionKeeper: Sendable {
             guard let action = action(for: snapshot) else { break }
             if case .keep = action { break }
             steps += 1
-            if await perform(action, on: snapshot) { next = pool.snapshot(of: id) }
+            if await perform(action, on: snapshot) { next = pool.snapshot(of: id).flatMap { $0.state == snapshot.state ? nil : $0 } }
         }
         let finish = state.withLockedValue { $0.machine.finish(id) }
         switch finish {

@@ -188,6 +188,27 @@ struct ConnectionKeeperTests {
         await harness.manager.shutdown()
     }
 
+    /// The first rule that applies acts once per scan: a custom action leaves the state as it
+    /// was, and was chosen and run again, three times a scan.
+    @Test func aCustomActionRunsOncePerScan() async throws {
+        struct Ping: ConnectionRule {
+            func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
+                guard snapshot.isOccupied, snapshot.state == .connected else { return nil }
+                return .custom(name: "ping") { connection in try await connection.send("ping", .null) }
+            }
+        }
+        let harness = Harness(rules: [Ping()] + ConnectionKeeper.defaultRules)
+        let lease = try await harness.manager.lease(harness.configuration)
+        let connection = try #require(lease.connection as? DriverConnection)
+        try await connection.waitFor(.connected)
+        await harness.keeper.settled()  // the lease's own scan
+        let pings = { harness.server.received.count { $0.event == "ping" } }
+        let before = pings()
+        await harness.keeper.scan()
+        #expect(pings() - before == 1)
+        await harness.manager.shutdown()
+    }
+
     /// `for await event in manager.keeper.events()` ends when the manager shuts down (and a
     /// stream asked for later ends at once); before, it waited forever.
     @Test func theEventStreamsEndWhenTheManagerShutsDown() async throws {
