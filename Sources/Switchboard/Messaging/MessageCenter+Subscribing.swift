@@ -22,9 +22,9 @@ extension MessageCenter {
     @discardableResult
     public func unsubscribe(_ subscriber: some MessageSubscriber, from condition: MessageCondition) -> Bool {
         withState { state in
-            guard let number = state.index.number(of: subscriber) else { return false }
+            guard let number = state.index.number(of: subscriber) else { return SubscriptionIndex.Unsubscribed.nothing }
             return state.index.unsubscribe(number, from: condition)
-        }
+        }.changed
     }
 
     /// Removes every condition of `subscriber` on `keyPath` (any value, and "has a value");
@@ -32,9 +32,9 @@ extension MessageCenter {
     @discardableResult
     public func unsubscribe(_ subscriber: some MessageSubscriber, keyPath: JSONKeyPath) -> Bool {
         withState { state in
-            guard let number = state.index.number(of: subscriber) else { return false }
+            guard let number = state.index.number(of: subscriber) else { return SubscriptionIndex.Unsubscribed.nothing }
             return state.index.unsubscribe(number, keyPath: keyPath)
-        }
+        }.changed
     }
 
     /// Unsubscribes `subscriber` entirely. Returns whether it was subscribed.
@@ -85,14 +85,16 @@ extension MessageCenter {
         withState { $0.index.subscribe(number, to: condition) }
     }
 
+    // Each returns what it removed, so a closure's entry is let go after the lock.
+
     @discardableResult
     func unsubscribe(number: UInt64, from condition: MessageCondition) -> Bool {
-        withState { $0.index.unsubscribe(number, from: condition) }
+        withState { $0.index.unsubscribe(number, from: condition) }.changed
     }
 
     @discardableResult
     func unsubscribe(number: UInt64, keyPath: JSONKeyPath) -> Bool {
-        withState { $0.index.unsubscribe(number, keyPath: keyPath) }
+        withState { $0.index.unsubscribe(number, keyPath: keyPath) }.changed
     }
 
     func remove(number: UInt64) {

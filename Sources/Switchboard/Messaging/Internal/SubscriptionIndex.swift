@@ -121,36 +121,52 @@ struct SubscriptionIndex: Sendable {
 
     // MARK: Removing
 
+    /// What an unsubscribe did. A subscriber removed comes back with its entry, to be let go
+    /// after the center's lock: a closure's captures may `deinit` into the center (a
+    /// ``MessageSubscription`` cancelling itself), which would take the lock again.
+    enum Unsubscribed {
+        case nothing
+        case condition
+        case subscriber(Entry)
+
+        /// Whether anything changed.
+        var changed: Bool {
+            switch self {
+            case .nothing: false
+            case .condition, .subscriber: true
+            }
+        }
+    }
+
     /// Removes one condition of subscriber `number`; without conditions left, the subscriber.
     @discardableResult
-    mutating func unsubscribe(_ number: UInt64, from condition: MessageCondition) -> Bool {
+    mutating func unsubscribe(_ number: UInt64, from condition: MessageCondition) -> Unsubscribed {
         unsubscribe(number) { $0 == condition }
     }
 
     /// Removes every condition of subscriber `number` on `keyPath`; without conditions left,
     /// the subscriber.
     @discardableResult
-    mutating func unsubscribe(_ number: UInt64, keyPath: JSONKeyPath) -> Bool {
+    mutating func unsubscribe(_ number: UInt64, keyPath: JSONKeyPath) -> Unsubscribed {
         unsubscribe(number) { $0.keyPath == keyPath }
     }
 
-    private mutating func unsubscribe(_ number: UInt64, where shouldRemove: (MessageCondition) -> Bool) -> Bool {
-        guard case .conditions(var conditions)? = entries[number]?.interest else { return false }
+    private mutating func unsubscribe(_ number: UInt64, where shouldRemove: (MessageCondition) -> Bool) -> Unsubscribed {
+        guard case .conditions(var conditions)? = entries[number]?.interest else { return .nothing }
         let removed = conditions.filter(shouldRemove)
-        guard !removed.isEmpty else { return false }
+        guard !removed.isEmpty else { return .nothing }
         if removed.count == conditions.count {
-            remove(number)
-            return true
+            return remove(number).map(Unsubscribed.subscriber) ?? .nothing
         }
         for condition in removed {
             conditions.remove(condition)
             unindex(condition, number)
         }
         entries[number]?.interest = .conditions(conditions)
-        return true
+        return .condition
     }
 
-    /// Removes subscriber `number` entirely.
+    /// Removes subscriber `number`; its entry, if it had one.
     @discardableResult
     mutating func remove(_ number: UInt64) -> Entry? {
         guard let entry = entries.removeValue(forKey: number) else { return nil }
