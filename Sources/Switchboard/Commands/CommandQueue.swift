@@ -49,9 +49,18 @@ struct CommandQueue<Command: Sendable>: Sendable {
     /// Takes `id` out of the queue (it timed out or its caller went away); `nil` if not queued.
     mutating func remove(_ id: UInt64) -> Command? {
         guard let command = live.removeValue(forKey: id) else { return nil }
-        if live.isEmpty { order.removeAll() }
+        if live.isEmpty {
+            order.removeAll()
+        } else if order.count > 2 * live.count + 32 {
+            // Forgotten ids pile up behind one that waits long (a send queued while requests
+            // come and time out): compacted, so the order stays within twice what is live.
+            order.removeAll { live[$0] == nil }
+        }
         return command
     }
+
+    /// How many ids the order holds, forgotten ones included (at most twice ``count``, plus 32).
+    var orderCount: Int { order.count }
 
     /// Every waiting command, oldest first; the queue is empty afterwards.
     mutating func removeAll() -> [(id: UInt64, command: Command)] {

@@ -35,6 +35,21 @@ struct CommandQueueTests {
         #expect(popped == ["a", "c", "d"])
     }
 
+    /// One send waits while requests come and time out behind it: the ids of those that left
+    /// are compacted away (before, the order kept one per request until the queue emptied).
+    @Test func idsThatLeftDoNotPileUpBehindOneThatWaits() throws {
+        var queue = CommandQueue<String>(limit: 10)
+        try queue.enqueue("send", id: 0)
+        for id in 1...100_000 as ClosedRange<UInt64> {
+            try queue.enqueue("request \(id)", id: id)
+            _ = queue.remove(id)
+        }
+        #expect(queue.count == 1)
+        #expect(queue.orderCount <= 2 * queue.count + 32)
+        try queue.enqueue("later", id: 100_001)
+        #expect(Self.drain(&queue) == ["send", "later"], "the order kept")
+    }
+
     @Test func theLimitRefusesWithATypedErrorAndFreesUpAfterAPop() throws {
         var queue = CommandQueue<Int>(limit: 2)
         try queue.enqueue(1, id: 1)
