@@ -112,15 +112,16 @@ extension FailoverChannelStateMachine {
               case .active(let listener, .resuming(generation, let link, let target, let waiter)) = state else { return Action() }
         var action = Action()
         let previous = transport
-        transport = target
         let resend: [Envelope]
         do throws(ReliableChannelError) {
             resend = try ledger.resumed(peerReceived: peerReceived, now: now)
         } catch {
+            // Not resumed: the channel is still where it was (the next success reports its move).
             state = .active(listener: listener, link: .connecting(generation: generation))
             action.resume = (waiter, .failure(error))
             return action
         }
+        transport = target
         state = .active(listener: listener, link: .connected(Connected(generation: generation, link: link)))
         action.write = enqueue(resend)
         _ = policy.observe(.connected(target), current: target, now: now)

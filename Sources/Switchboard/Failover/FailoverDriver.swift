@@ -96,8 +96,9 @@ public final class FailoverDriver: ConnectionDriver {
         shutDown()
     }
 
-    /// Closes the channel's transport; messages not yet acknowledged are dropped, and waiting
-    /// requests and sends waiting for room fail.
+    /// Closes the channel's transport; waiting requests and sends waiting for room fail.
+    /// Messages not yet acknowledged are kept: opened again, the channel resumes and sends them
+    /// (a request among them may then still reach the server, though its caller heard it fail).
     public func close() async {
         shutDown()
     }

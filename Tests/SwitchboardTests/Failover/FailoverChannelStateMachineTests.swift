@@ -113,6 +113,23 @@ struct FailoverChannelStateMachineTests {
         #expect(machine.connected == nil)
     }
 
+    /// A resume that fails leaves the channel where it was: the switch is reported when a resume
+    /// succeeds (before, the failed one had recorded the new transport, and the success then
+    /// reported no change at all).
+    @Test func aFailedResumeDoesNotMoveTheChannel() throws {
+        var machine = Self.connected()
+        _ = machine.linkReported(.ended("cut"), generation: 1, now: .zero)
+        _ = machine.attemptStarting(newChannel: nil)
+        _ = machine.resumeStarting(generation: 3, link: "L2", transport: .socketIO, waiter: 2, newChannel: nil)
+        let failed = machine.linkReported(Self.report(.resumed(channel: "c1", received: 9)), generation: 3, now: .zero)
+        #expect(throws: ReliableChannelError.self) { try failed.resume?.result.get() }
+        #expect(machine.transport == .webSocket, "still where it was")
+        _ = machine.attemptStarting(newChannel: nil)
+        _ = machine.resumeStarting(generation: 4, link: "L3", transport: .socketIO, waiter: 3, newChannel: nil)
+        let resumed = machine.linkReported(Self.report(.resumed(channel: "c1", received: 0)), generation: 4, now: .zero)
+        #expect(resumed.publish?.events == [.transportChanged(from: .webSocket, to: .socketIO, reason: "switched")])
+    }
+
     @Test func theServerLosingTheChannelStartsANewOneWithWhatWasNotAcknowledged() throws {
         var machine = Self.connected()
         _ = try machine.send(.event(name: "a", data: 1), now: .zero)
