@@ -51,9 +51,13 @@ package struct ListenerRegistry<Event: Sendable>: Sendable {
         return id
     }
 
-    /// Removes the handler with this id, wherever it is.
+    /// Removes the handler with this id, wherever it is. An event name left without handlers
+    /// leaves the table (one key per name ever listened to, `once("reply:\(id)")`, grew it for good).
     package mutating func remove(_ id: Int) {
-        for key in named.keys { named[key]?.removeAll { $0.id == id } }
+        if let key = named.first(where: { $0.value.contains { $0.id == id } })?.key {
+            let rest = named[key, default: []].filter { $0.id != id }
+            named[key] = rest.isEmpty ? nil : rest
+        }
         any.removeAll { $0.id == id }
         anyOutgoing.removeAll { $0.id == id }
     }
@@ -75,10 +79,16 @@ package struct ListenerRegistry<Event: Sendable>: Sendable {
                 handlers.append(entry.handler)
                 once = once || entry.once
             }
-            if once { named[event] = entries.filter { !$0.once } }
+            if once {
+                let rest = entries.filter { !$0.once }
+                named[event] = rest.isEmpty ? nil : rest
+            }
         }
         return handlers
     }
+
+    /// How many event names have handlers.
+    package var eventNameCount: Int { named.count }
 
     /// The catch-alls of outgoing events.
     @inlinable
