@@ -56,24 +56,12 @@ extension NamespaceConnection {
 
     /// Runs the listeners of `event` on the executor (catch-alls first).
     func dispatch(_ event: SocketEvent, includeAny: Bool) {
-        let handlers = listeners.registry { $0.take(for: event.name, includeAny: includeAny) }
-        guard !handlers.isEmpty else { return }
-        manager.handlers.run {
-            for handler in handlers { handler(event) }
-        }
+        listeners.dispatch(event, includeAny: includeAny, on: manager.handlers)
     }
 
+    /// Runs the catch-alls of outgoing events on the executor.
     func reportOutgoing(_ packets: [SocketPacket]) {
-        let handlers = listeners.registry { $0.outgoing }
-        guard !handlers.isEmpty else { return }
-        let events = packets.compactMap { packet in
-            packet.eventName.map { SocketEvent(name: $0, items: packet.arguments) }
-        }
-        manager.handlers.run {
-            for event in events {
-                for handler in handlers { handler(event) }
-            }
-        }
+        listeners.reportOutgoing(packets, on: manager.handlers)
     }
 
     func connectFailed(_ error: SocketIOError) {

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SocketIOProtocol
 import SwitchboardCore
 
 /// A client socket's listeners and the event sequences made from them: an owner of its own,
@@ -6,7 +7,8 @@ import SwitchboardCore
 /// transition, and an event's dispatch takes only this lock.
 ///
 /// All the state is one value (``ListenerRegistry`` and the sequences' enders); each change or
-/// read is one section under the lock, and handlers run after it, on the manager's executor.
+/// read is one section under the lock, and handlers run after it, on the manager's executor
+/// (``dispatch(_:includeAny:on:)``).
 final class SocketListeners: Sendable {
     private struct State: Sendable {
         var registry = ListenerRegistry<SocketEvent>()
@@ -35,6 +37,29 @@ final class SocketListeners: Sendable {
         state.withLockedValue { state in
             state.registry.remove(id)
             state.streamEnders.removeValue(forKey: id)
+        }
+    }
+
+    /// Runs the listeners of `event` on `handlers` (catch-alls first), after the lock.
+    func dispatch(_ event: SocketEvent, includeAny: Bool, on handlers: HandlerBursts) {
+        let listeners = registry { $0.take(for: event.name, includeAny: includeAny) }
+        guard !listeners.isEmpty else { return }
+        handlers.run {
+            for listener in listeners { listener(event) }
+        }
+    }
+
+    /// Runs the catch-alls of outgoing events on `handlers`, for the events among `packets`.
+    func reportOutgoing(_ packets: [SocketPacket], on handlers: HandlerBursts) {
+        let listeners = registry { $0.outgoing }
+        guard !listeners.isEmpty else { return }
+        let events = packets.compactMap { packet in
+            packet.eventName.map { SocketEvent(name: $0, items: packet.arguments) }
+        }
+        handlers.run {
+            for event in events {
+                for listener in listeners { listener(event) }
+            }
         }
     }
 
