@@ -149,6 +149,12 @@ final class ManagerConnection: Sendable {
         if !anyActive { closeEngine() }
     }
 
+    /// Called by a socket whose session ended under it with no reconnection to wait for: the
+    /// manager lets go of it (the engine is gone already; a suspension is left as it is).
+    func socketEnded(_ socket: NamespaceConnection) {
+        transition { if !socket.isActive { $0.sockets.letGo(socket) } }
+    }
+
     /// Closes the session on the app's behalf. Its own `closed` report is then stale and ignored,
     /// so the manager's `close` event is published here.
     func closeEngine() {

@@ -55,7 +55,8 @@ extension NamespaceConnection {
         if wasHead { drainRetryQueue(force: false) }
     }
 
-    /// The app disconnected for good: every queued emit's caller hears it.
+    /// No connection is coming for the queue (the app disconnected, reconnection gave up or is
+    /// off): every queued emit's caller hears it.
     func failRetryQueue(with error: SocketIOError) {
         let callers = transition { $0.failRetries() }
         for caller in callers { caller(.failure(error)) }

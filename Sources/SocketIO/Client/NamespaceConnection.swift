@@ -129,10 +129,13 @@ final class NamespaceConnection: Sendable {
         case .none:
             return
         case .disconnected(let reason, _, let wasConnected):
-            let failure: SocketIOError = wasConnected
-                ? .disconnected(reason)
-                : .connectionFailed(reason.detail)
+            let failure: SocketIOError = wasConnected ? .disconnected(reason) : .connectionFailed(reason.detail)
             ended(reason, connectFailure: failure)
+            // No reconnection follows (it is off, or the reason is final): nothing queued can go,
+            // and the manager lets go of the socket, as after the app's disconnect().
+            guard !isActive else { return }
+            failRetryQueue(with: failure)
+            manager.socketEnded(self)
         case .attemptFailed(let reason):
             dispatch(SocketEvent(name: "connect_error", items: [.string(SocketIOError.connectionFailed(reason.detail).description)]), includeAny: false)
         }

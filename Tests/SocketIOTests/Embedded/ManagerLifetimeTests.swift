@@ -1,7 +1,9 @@
 import Foundation
+import Harness
 import NIOConcurrencyHelpers
 @testable import SocketIO
 import SocketIOProtocol
+import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
@@ -63,6 +65,96 @@ import Testing
         let tracked = try await Self.cycle(harness.url, transports: transports)
         #expect(tracked.survivors.isEmpty, "still alive after close(): \(tracked.survivors)")
         await harness.stop()
+    }
+
+    /// What an app that never called `close()` keeps of a socket and its manager once it lets
+    /// go of both: the streams end when the objects holding them are deinitialised.
+    struct Dropped {
+        weak var manager: Manager?
+        weak var socket: SocketIO.Socket?
+        let statuses: AsyncStream<SocketStatus>
+        let events: AsyncStream<ManagerEvent>
+
+        /// Returns once the socket's connection and the manager's are deinitialised (their
+        /// observers end the streams); ``TestTimeout`` when they stay.
+        func freed() async throws {
+            let (statuses, events) = (statuses, events)
+            try await withTimeout(10, "the socket's connection deinitialised") { for await _ in statuses {} }
+            try await withTimeout(10, "the manager's connection deinitialised") { for await _ in events {} }
+        }
+    }
+
+    /// Reconnection off: a connection the server's side lost (here cut by a proxy) leaves the
+    /// socket disconnected for good. An at-least-once emit waiting for its ack hears it, and the
+    /// manager lets go of the socket, so an app that drops both without `close()` frees them.
+    /// Before, the emit waited forever (its try failed, a retry was left, and no reconnection was
+    /// coming), and the manager held the socket, which holds the manager: nothing was freed.
+    @Test func aLostConnectionWithoutReconnectionLetsGoOfTheSocket() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let held = AsyncStream.makeStream(of: Void.self)
+        harness.server.namespace("/").onConnection { socket in
+            socket.on("hold") { _ in held.continuation.yield() }  // never acknowledged
+        }
+        let proxy = try await FaultProxy.start(upstreamPort: harness.port)
+        var configuration = Manager.Configuration.quickReconnect()
+        configuration.reconnection = false
+        configuration.retries = 1
+        let dropped = try await Self.connectThenLose(URL(string: proxy.url)!, configuration) { socket in
+            let emit = Task { try await socket.emitWithAck("hold", "x", timeout: .seconds(60)) }
+            _ = try await held.stream.first(1, within: 10, "the server holding the emit")
+            await proxy.cutAllAndWait()
+            await #expect {
+                try await withTimeout(10, "the at-least-once emit's answer") { try await emit.value }
+            } throws: { error in
+                guard case SocketIOError.disconnected = error else { return false }
+                return true
+            }
+        }
+        try await dropped.freed()
+        #expect(dropped.manager == nil)
+        #expect(dropped.socket == nil)
+        await proxy.stop()
+        await harness.stop()
+    }
+
+    /// Reconnection off: a `connect()` whose session never opens fails, and the manager lets go
+    /// of the socket (before, it held it, and the app's dropped socket and manager stayed).
+    @Test func aFailedConnectWithoutReconnectionLetsGoOfTheSocket() async throws {
+        let harness = try await EmbeddedHarness.start()
+        let proxy = try await FaultProxy.start(upstreamPort: harness.port)
+        proxy.refuseNewConnections(true)
+        var configuration = Manager.Configuration.quickReconnect()
+        configuration.reconnection = false
+        let dropped = try await Self.connectThenLose(URL(string: proxy.url)!, configuration, connects: false) { _ in }
+        try await dropped.freed()
+        #expect(dropped.manager == nil)
+        #expect(dropped.socket == nil)
+        await proxy.stop()
+        await harness.stop()
+    }
+
+    /// Connects `/` on a new manager (or, with `connects` false, expects `connect()` to fail),
+    /// runs `lose` with the socket, waits for the socket to be disconnected, and returns weak
+    /// references only.
+    static func connectThenLose(
+        _ url: URL, _ configuration: Manager.Configuration, connects: Bool = true,
+        _ lose: (SocketIO.Socket) async throws -> Void
+    ) async throws -> Dropped {
+        let manager = try Manager(url: url, configuration: configuration)
+        let socket = manager.socket()
+        let statuses = socket.statusChanges
+        if connects {
+            try await withTimeout(10, "connect") { try await socket.connect() }
+        } else {
+            await #expect(throws: SocketIOError.self) { try await withTimeout(10, "connect") { try await socket.connect() } }
+        }
+        try await lose(socket)
+        _ = try await statuses.firstMatch(within: 10, "disconnected") { status in
+            if case .disconnected = status { return true }
+            return false
+        }
+        #expect(!socket.active, "no reconnection is coming")
+        return Dropped(manager: manager, socket: socket, statuses: statuses, events: manager.events)
     }
 
     @Test("50 connect/close cycles leave nothing of any of them behind")
