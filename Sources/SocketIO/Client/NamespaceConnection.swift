@@ -198,8 +198,10 @@ final class NamespaceConnection: Sendable {
         }
     }
 
+    /// The manager cannot have a session and stopped trying: as a refusal, and nothing queued can go.
     func engineFailed(_ error: SocketIOError) {
         guard transition({ $0.machine.engineFailed() }) else { return }
         connectFailed(error)
+        failRetryQueue(with: error)
     }
 }

@@ -358,11 +358,20 @@ struct SocketStateMachine: Sendable {
         }
     }
 
-    /// The session could not be opened (wrong version, refused handshake): back to idle.
+    /// The session could not be opened (wrong version, refused handshake) and the manager stopped
+    /// trying: a connecting socket goes back to idle, one waiting to reconnect stops waiting.
+    /// Returns whether it was either (its callers must be told).
     mutating func engineFailed() -> Bool {
-        guard case .connecting = state else { return false }
-        state = .idle
-        return true
+        switch state {
+        case .connecting:
+            state = .idle
+            return true
+        case .disconnected:
+            defer { awaitingReconnect = false }
+            return awaitingReconnect
+        case .idle, .connected:
+            return false
+        }
     }
 
     /// The engine session ended under this socket. After a recoverable reason, with reconnection

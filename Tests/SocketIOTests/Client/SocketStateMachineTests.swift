@@ -33,6 +33,26 @@ import Testing
         #expect(machine.engineOpened(version: .v5, sid: "e2") == .none, "the manager, right after")
     }
 
+    /// A socket waiting to reconnect whose reconnection's handshake is refused (401, or a version
+    /// the server does not speak): the manager stops, and the socket stops waiting, so its
+    /// callers hear it and the manager lets go of it. Before, only a connecting socket did, and
+    /// this one stayed active, waiting for a reconnection that would never come.
+    @Test func aRefusedReconnectionEndsTheWaitForIt() {
+        var machine = SocketStateMachine(namespace: "/", version: .v5, sendBufferLimit: 3, reconnects: true)
+        _ = machine.connect(engineOpen: false)
+        _ = machine.engineOpened(version: .v5, sid: "e1")
+        _ = machine.received(SocketPacket(kind: .connect, data: ["sid": "s"]))
+        #expect(machine.engineClosed(.transportClose) == .disconnected(.transportClose, sendDisconnect: false, wasConnected: true))
+        #expect(machine.isActive, "waiting for the reconnection")
+        let failed = machine.engineFailed()
+        #expect(failed, "the refusal ends the wait: its callers are told")
+        #expect(!machine.isActive)
+        #expect(machine.status == .disconnected(.transportClose))
+        let again = machine.engineFailed()
+        #expect(!again, "once")
+        #expect(machine.engineOpened(version: .v5, sid: "e2") == .none, "a later session is not joined without a connect()")
+    }
+
     @Test func v4DefaultNamespaceIsConnectedByTheServer() {
         var root = connecting("/", version: .v4)
         #expect(root.engineOpened(version: .v4, sid: "e1") == .awaitConnect, "no CONNECT, but its deadline")

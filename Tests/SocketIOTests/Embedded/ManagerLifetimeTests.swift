@@ -133,6 +133,51 @@ import Testing
         await harness.stop()
     }
 
+    /// Reconnection on: the connection is lost, and the reconnection's handshake is refused (the
+    /// server came back behind an auth check answering 401). The manager stops; the socket hears
+    /// it (`connect_error`), stops waiting, its at-least-once emit made while it waited fails,
+    /// and the manager lets go of it. Before, the socket stayed active and held, waiting for a
+    /// reconnection that would never come, and so did the emit.
+    @Test func aRefusedReconnectionLetsGoOfTheSocket() async throws {
+        // Below the ephemeral range, so no other test's server takes the port while it is free.
+        let first = try await TestPorts.start { try await EmbeddedHarness.start(port: $0) }
+        var configuration = Manager.Configuration.quickReconnect(transport: .polling)
+        configuration.retries = 1
+        let (dropped, refusing) = try await Self.refusedReconnection(first, configuration)
+        try await dropped.freed()
+        #expect(dropped.manager == nil)
+        #expect(dropped.socket == nil)
+        await refusing.stop()
+    }
+
+    /// Connects `/` on `first`, stops it, emits while the socket waits to reconnect, and answers
+    /// the reconnection with the refusing server; returns weak references only, and that server.
+    static func refusedReconnection(_ first: EmbeddedHarness, _ configuration: Manager.Configuration) async throws -> (Dropped, ScriptedHTTPServer) {
+        let manager = try Manager(url: first.url, configuration: configuration)
+        let socket = manager.socket()
+        let statuses = socket.statusChanges
+        let errors = socket.events(named: "connect_error")
+        try await withTimeout(10, "connect") { try await socket.connect() }
+        await first.stop()
+        _ = try await statuses.firstMatch(within: 10, "disconnected") { status in
+            if case .disconnected = status { return true }
+            return false
+        }
+        #expect(socket.active, "waiting to reconnect")
+        let emit = Task { try await socket.emitWithAck("work", ["id": 1], timeout: .seconds(60)) }
+        let refusing = try await TestPorts.restart(on: first.port) { try await ScriptedHTTPServer.start(port: $0) }
+        let error = try await errors.first(1, within: 10, "connect_error")
+        #expect(error.first?.items.first == "not allowed")
+        await #expect {
+            try await withTimeout(10, "the at-least-once emit's answer") { try await emit.value }
+        } throws: { error in
+            guard case SocketIOError.connectError(let message, _) = error else { return false }
+            return message == "not allowed"
+        }
+        #expect(!socket.active, "no reconnection is coming")
+        return (Dropped(manager: manager, socket: socket, statuses: statuses, events: manager.events), refusing)
+    }
+
     /// Connects `/` on a new manager (or, with `connects` false, expects `connect()` to fail),
     /// runs `lose` with the socket, waits for the socket to be disconnected, and returns weak
     /// references only.

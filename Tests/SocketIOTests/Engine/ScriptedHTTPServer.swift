@@ -14,7 +14,9 @@ import NIOPosix
 /// - `/hang`: never answers;
 /// - `/cookie?set=NAME=VALUE`: 200 with that `Set-Cookie` (and `Max-Age=0` for `NAME=`), the body
 ///   the request's `Cookie` header;
-/// - a `CONNECT`: 407 (a proxy that wants credentials).
+/// - a `CONNECT`: 407 (a proxy that wants credentials);
+/// - `/socket.io/`: 401 (an Engine.IO server refusing every handshake, as an auth check in front
+///   of it would).
 /// It reports every connection it accepted and every one that closed, in order.
 final class ScriptedHTTPServer: Sendable {
     enum Event: Sendable, Equatable {
@@ -37,7 +39,7 @@ final class ScriptedHTTPServer: Sendable {
         self.events = events
     }
 
-    static func start() async throws -> ScriptedHTTPServer {
+    static func start(port: Int = 0) async throws -> ScriptedHTTPServer {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let counts = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -54,7 +56,7 @@ final class ScriptedHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Responder())
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: "127.0.0.1", port: port)
             .get()
         return ScriptedHTTPServer(channel: channel, events: events, counts: counts)
     }
@@ -99,6 +101,9 @@ final class ScriptedHTTPServer: Sendable {
                 answer = ByteBuffer()
             case "/hang":
                 return
+            case "/socket.io/":
+                status = .unauthorized
+                answer = ByteBuffer(string: #""not allowed""#)
             case "/reset-reused" where served > 0:
                 // SO_LINGER 0: the close sends a RST, not a FIN.
                 let channel = context.channel
