@@ -74,6 +74,8 @@ extension NamespaceConnection {
 
     /// The namespace ended: status, the `disconnect` (or `connect_error`) event, waiting callers.
     func ended(_ reason: DisconnectReason, connectFailure: SocketIOError) {
+        // Also without connect() callers (startConnecting()): left, it would sleep out its timeout.
+        transition { $0.takeEndedConnectDeadline() }?.cancel()
         let buffered = transition { $0.bufferedAckIDs }
         let sentAckIDs = pendingAcks.ids.filter { !buffered.contains($0) }
         // Acks whose packets were sent can no longer arrive; buffered ones wait for the resend.

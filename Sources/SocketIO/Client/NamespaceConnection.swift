@@ -137,6 +137,7 @@ final class NamespaceConnection: Sendable {
             failRetryQueue(with: failure)
             manager.socketEnded(self)
         case .attemptFailed(let reason):
+            transition { $0.takeEndedConnectDeadline() }?.cancel()  // the next session's CONNECT gets its own
             dispatch(SocketEvent(name: "connect_error", items: [.string(SocketIOError.connectionFailed(reason.detail).description)]), includeAny: false)
         }
     }

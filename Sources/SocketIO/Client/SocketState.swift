@@ -21,7 +21,7 @@ struct SocketState: Sendable {
     /// The deadline of the CONNECT in flight, cancelled once the connect is settled: left to
     /// run, each would hold its task for the whole `connectTimeout` (thousands of them in a
     /// client whose connections come and go).
-    private var connectDeadline: ManagerConnection.Timer?
+    private var connectDeadline: (timer: ManagerConnection.Timer, attempt: Int)?
 
     init(machine: SocketStateMachine, auth: SocketAuth) {
         self.machine = machine
@@ -75,15 +75,24 @@ struct SocketState: Sendable {
             connectWaiters = [:]
             connectDeadline = nil
         }
-        return (Array(connectWaiters.values), connectDeadline)
+        return (Array(connectWaiters.values), connectDeadline?.timer)
+    }
+
+    /// The namespace ended before its CONNECT was answered (the app disconnected, the session
+    /// was lost), with or without `connect()` callers: that CONNECT's deadline, to cancel. Not
+    /// when it is the one awaited again (a new connect began meanwhile).
+    mutating func takeEndedConnectDeadline() -> ManagerConnection.Timer? {
+        guard let deadline = connectDeadline, !machine.awaitsConnect(deadline.attempt) else { return nil }
+        connectDeadline = nil
+        return deadline.timer
     }
 
     /// Keeps `deadline`, CONNECT number `attempt`'s; returns the deadline to cancel: the one it
     /// replaces, or `deadline` itself when that CONNECT was settled meanwhile.
     mutating func keepConnectDeadline(_ deadline: ManagerConnection.Timer, attempt: Int) -> ManagerConnection.Timer? {
         guard machine.awaitsConnect(attempt) else { return deadline }
-        defer { connectDeadline = deadline }
-        return connectDeadline
+        defer { connectDeadline = (deadline, attempt) }
+        return connectDeadline?.timer
     }
 
     // MARK: - At-least-once emits

@@ -33,6 +33,21 @@ import Testing
         #expect(state.settleConnect().deadline == nil, "handed back once")
     }
 
+    /// A CONNECT that ended unanswered with no `connect()` caller to settle it (the app's
+    /// `disconnect()` after `startConnecting()`) hands its deadline back too, but not while it
+    /// is still the one awaited.
+    @Test func anEndedConnectsDeadlineIsHandedBackWithoutCallers() {
+        var state = Self.sending()
+        let deadline = Recorded()
+        let attempt = state.machine.connectSent()
+        _ = state.keepConnectDeadline(deadline.timer, attempt: attempt)
+        #expect(state.takeEndedConnectDeadline() == nil, "still awaited")
+        _ = state.machine.disconnect()
+        state.takeEndedConnectDeadline()?.cancel()
+        #expect(deadline.count == 1)
+        #expect(state.takeEndedConnectDeadline() == nil, "handed back once")
+    }
+
     @Test func aNewerConnectReplacesTheDeadlineAndASettledOnesIsCancelledAtOnce() {
         var state = Self.sending()
         let first = Recorded()

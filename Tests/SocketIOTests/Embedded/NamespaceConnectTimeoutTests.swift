@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import SocketIO
 import SocketIOServer
 import SwitchboardTestSupport
@@ -95,6 +96,46 @@ import Testing
         // loaded machine one may not have begun yet, and this passes without proving much).
         #expect(!clock.sleeperDeadlines.contains(Self.timeout), "nothing sleeps until \(Self.timeout): \(clock.sleeperDeadlines)")
         await manager.close()
+        await harness.stop()
+    }
+
+    /// A CONNECT that ends unanswered without a `connect()` waiting for it (`startConnecting()`,
+    /// then the app's `disconnect()` or the session's loss) stops its deadline too. Before, only
+    /// a settle with callers cancelled it, and it slept out the whole `connectTimeout`.
+    @Test(arguments: ["disconnect()", "the session lost"])
+    func aConnectEndedBeforeItsAnswerLeavesNoDeadlineSleeping(_ ending: String) async throws {
+        let gate = AsyncStream.makeStream(of: Void.self)
+        let serverSaw = AsyncStream.makeStream(of: Void.self)
+        let harness = try await EmbeddedHarness.start()
+        harness.server.namespace("/slow").use { _ in
+            serverSaw.continuation.yield()
+            for await _ in gate.stream { return }
+        }
+        let proxy = try await FaultProxy.start(upstreamPort: harness.port)
+        let clock = ManualClock()
+        let manager = try Self.manager(URL(string: proxy.url)!, clock, reconnection: false)
+        // `/` keeps the session open while `/slow` connects (its open's timer and CONNECT
+        // deadline, due at the same time, are cancelled once it is connected).
+        try await withTimeout(30, "connecting /") { try await manager.socket(namespace: "/").connect() }
+        let socket = manager.socket(namespace: "/slow")
+        let statuses = socket.statusChanges
+        socket.startConnecting()
+        _ = try await serverSaw.stream.first(1, within: 30, "the server getting the CONNECT")
+        try await withTimeout(30, "the CONNECT's deadline") { await clock.waitForSleeper(dueAt: Self.timeout) }
+        if ending == "disconnect()" {
+            socket.disconnect()
+        } else {
+            await proxy.cutAllAndWait()
+        }
+        // The deadline is cancelled before the status is published.
+        _ = try await statuses.firstMatch(within: 30, "/slow disconnected") { status in
+            if case .disconnected = status { return true }
+            return false
+        }
+        #expect(!clock.sleeperDeadlines.contains(Self.timeout), "nothing sleeps until \(Self.timeout): \(clock.sleeperDeadlines)")
+        gate.continuation.finish()
+        await manager.close()
+        await proxy.stop()
         await harness.stop()
     }
 
