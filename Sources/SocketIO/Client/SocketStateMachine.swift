@@ -199,7 +199,8 @@ struct SocketStateMachine: Sendable {
         case deliverEvent(SocketPacket)
         /// An ack answering one of our emits.
         case resolveAck(id: Int, items: [JSONValue])
-        /// The server removed us from the namespace.
+        /// The server removed us from the namespace: fail every ack caller (the buffered emits
+        /// with acks were dropped).
         case disconnected(DisconnectReason)
         /// The server accepted a CONNECT given up on (``connectTimedOut(attempt:)``): leave again.
         case withdraw
@@ -254,6 +255,10 @@ struct SocketStateMachine: Sendable {
             return .resolveAck(id: id, items: packet.arguments)
         case (.connected, .disconnect), (.connecting, .disconnect):
             state = .disconnected(.ioServerDisconnect)
+            // No reconnection follows, so every ack caller is failed now: their buffered emits must
+            // not reach the server on a later connect(). Those without an ack stay for it, as
+            // socket.io's client keeps its sendBuffer.
+            sendBuffer.removeAll { $0.id != nil }
             return .disconnected(.ioServerDisconnect)
         case (.idle, .connect) where connectWithdrawn:
             connectWithdrawn = false

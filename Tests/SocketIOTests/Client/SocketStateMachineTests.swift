@@ -53,6 +53,23 @@ import Testing
         #expect(machine.engineOpened(version: .v5, sid: "e2") == .none, "a later session is not joined without a connect()")
     }
 
+    /// The server's DISCONNECT fails every ack caller (no reconnection follows), so the buffered
+    /// emits with acks are dropped: a later `connect()` must not send what their callers were told
+    /// failed. An emit without an ack stays buffered for it, as in socket.io's client. Before,
+    /// both were flushed on the next CONNECT.
+    @Test func aServerDisconnectDropsTheBufferedEmitsWhoseCallersFail() {
+        var machine = connecting()
+        _ = machine.engineOpened(version: .v5, sid: "e1")
+        let acked = SocketPacket.event("a", [1], namespace: "/", id: machine.makeAckID())
+        let plain = SocketPacket.event("b", [2], namespace: "/")
+        #expect(machine.emit(acked) == .buffered)
+        #expect(machine.emit(plain) == .buffered)
+        #expect(machine.received(SocketPacket(kind: .disconnect)) == .disconnected(.ioServerDisconnect))
+        #expect(machine.sendBuffer == [plain])
+        #expect(machine.connect(engineOpen: true, sid: "e1") == .sendConnect)
+        #expect(machine.received(SocketPacket(kind: .connect, data: ["sid": "s"])) == .connected(id: "s", early: [], flush: [plain]))
+    }
+
     @Test func v4DefaultNamespaceIsConnectedByTheServer() {
         var root = connecting("/", version: .v4)
         #expect(root.engineOpened(version: .v4, sid: "e1") == .awaitConnect, "no CONNECT, but its deadline")
