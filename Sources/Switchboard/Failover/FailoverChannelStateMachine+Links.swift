@@ -116,12 +116,11 @@ extension FailoverChannelStateMachine {
         do throws(ReliableChannelError) {
             resend = try ledger.resumed(peerReceived: peerReceived, now: now)
         } catch {
-            // Not resumed: the channel is still where it was (the next success reports its move).
             state = .active(listener: listener, link: .connecting(generation: generation))
             action.resume = (waiter, .failure(error))
             return action
         }
-        transport = target
+        transport = target  // only once resumed: a failed resume leaves the channel where it was
         state = .active(listener: listener, link: .connected(Connected(generation: generation, link: link)))
         action.write = enqueue(resend)
         _ = policy.observe(.connected(target), current: target, now: now)
