@@ -5,14 +5,15 @@ extension FailoverChannelStateMachine {
     // MARK: - Connect attempts
 
     /// A connect attempt starts (with a new channel first, when the server lost the old one):
-    /// its generation, or `nil` once the channel is closed. Earlier links' reports are stale
-    /// from here on.
-    mutating func attemptStarting(newChannel: FailoverChannel.NewChannel?) -> FailoverChannel.Attempt? {
-        guard case .active(let listener, _) = state else { return nil }
+    /// its generation, or `nil` once the channel is closed; earlier links' reports are stale from
+    /// here on. A resume still waiting (a reconnection replaced meanwhile) is `displaced`: answer it.
+    mutating func attemptStarting(newChannel: FailoverChannel.NewChannel?) -> (attempt: FailoverChannel.Attempt, displaced: Waiter?)? {
+        guard case .active(let listener, let link) = state else { return nil }
         if let newChannel { ledger.startNewChannel(newChannel.id) }
         generation += 1
         state = .active(listener: listener, link: .connecting(generation: generation))
-        return FailoverChannel.Attempt(generation: generation, channelID: ledger.channelID)
+        let displaced: Waiter? = if case .resuming(_, _, _, let waiter) = link { waiter } else { nil }
+        return (FailoverChannel.Attempt(generation: generation, channelID: ledger.channelID), displaced)
     }
 
     /// The link of attempt `generation` is open on `transport`: `waiter` waits for `resumed`,

@@ -29,13 +29,12 @@ struct FailoverChannelStateMachine<Link: Sendable, Waiter: Sendable, Listener: S
 
     /// The link of an active channel.
     enum LinkState: Sendable {
-        /// No link, no attempt running (a reconnection is about to start, or gave up).
-        /// Next: `connecting`.
+        /// No link, no attempt running (a reconnection is about to start, or gave up). Next: `connecting`.
         case none
         /// Attempt `generation` opens its link. Next: `resuming`, or `connecting` again.
         case connecting(generation: Int)
         /// The link of `generation` is open and `resume` went out; `waiter` hears `resumed`
-        /// (or why not). Next: `connected`, or `connecting` (the attempt failed or starts a new channel).
+        /// (or why not). Next: `connected`, or `connecting` (it failed, a new channel, or a new attempt).
         case resuming(generation: Int, link: Link, transport: FailoverTransport, waiter: Waiter)
         /// The link of `generation` carries the channel. Next: `none` (lost, or a switch).
         case connected(Connected)

@@ -54,7 +54,8 @@ extension FailoverDriver {
     private func connect(
         _ transport: FailoverTransport, newChannel: FailoverChannel.NewChannel?, generation started: inout Int
     ) async throws {
-        guard let attempt = state.withLockedValue({ $0.attemptStarting(newChannel: newChannel) }) else { throw CancellationError() }
+        guard let (attempt, displaced) = state.withLockedValue({ $0.attemptStarting(newChannel: newChannel) }) else { throw CancellationError() }
+        displaced?.resume(throwing: CancellationError())  // its reconnection was replaced by this one
         let generation = attempt.generation
         started = generation
         let report: @Sendable (FailoverLinkEvent) -> Void = { [weak self] event in self?.handle(event, from: generation) }

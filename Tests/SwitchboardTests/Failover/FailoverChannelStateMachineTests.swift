@@ -52,8 +52,8 @@ struct FailoverChannelStateMachineTests {
         var machine = Self.closed(ScriptedPolicy(initial: .socketIO))
         #expect(machine.attemptStarting(newChannel: nil) == nil, "closed: no attempt")
         #expect(machine.open(listener: 7) == .socketIO)
-        #expect(machine.attemptStarting(newChannel: nil) == .init(generation: 1, channelID: "c1"))
-        #expect(machine.attemptStarting(newChannel: nil) == .init(generation: 2, channelID: "c1"))
+        #expect(machine.attemptStarting(newChannel: nil)?.attempt == .init(generation: 1, channelID: "c1"))
+        #expect(machine.attemptStarting(newChannel: nil)?.attempt == .init(generation: 2, channelID: "c1"))
         guard case .refuse(3) = machine.resumeStarting(generation: 1, link: "L1", transport: .socketIO, waiter: 3, newChannel: nil) else {
             Issue.record("a stale attempt's resume is refused")
             return
@@ -435,16 +435,31 @@ struct FailoverChannelStateMachineTests {
         let old = machine.attemptStarting(newChannel: nil)
         _ = machine.close()
         _ = machine.open(listener: 8)
-        let stale = machine.connectFailed(.webSocket, generation: old?.generation ?? -1, attempt: 3, of: 3,
+        let stale = machine.connectFailed(.webSocket, generation: old?.attempt.generation ?? -1, attempt: 3, of: 3,
                                           error: ConnectionError.connectFailed("closed"), observed: true, reportsLoss: true, now: .zero)
         #expect(stale.stop)
         #expect(stale.reportLoss == nil && stale.publish == nil)
         #expect(Self.observed(machine).isEmpty)
         // The new open's own attempt still gives up and reports to listener 8.
         let current = machine.attemptStarting(newChannel: nil)
-        let last = machine.connectFailed(.webSocket, generation: current?.generation ?? -1, attempt: 3, of: 3,
+        let last = machine.connectFailed(.webSocket, generation: current?.attempt.generation ?? -1, attempt: 3, of: 3,
                                          error: ConnectionError.connectFailed("x"), observed: true, reportsLoss: true, now: .zero)
         #expect(last.reportLoss?.listener == 8)
+    }
+
+    /// A reconnection replaced while its resume waits (its task cancelled, a new one started):
+    /// the new attempt hands the waiting resume back to be answered. Before, it was overwritten,
+    /// and its task (holding its link open) waited for good: its deadline, of an older
+    /// generation, found nothing to fail.
+    @Test func aNewAttemptDisplacesAWaitingResume() {
+        var machine = Self.closed()
+        _ = machine.open(listener: 7)
+        _ = machine.attemptStarting(newChannel: nil)
+        _ = machine.resumeStarting(generation: 1, link: "L1", transport: .webSocket, waiter: 4, newChannel: nil)
+        let next = machine.attemptStarting(newChannel: nil)
+        #expect(next?.attempt.generation == 2)
+        #expect(next?.displaced == 4)
+        #expect(machine.attemptStarting(newChannel: nil)?.displaced == nil, "once")
     }
 
     // MARK: - Closing

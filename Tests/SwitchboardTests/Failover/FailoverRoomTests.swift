@@ -78,7 +78,7 @@ struct FailoverRoomTests {
         #expect(machine.waitForRoom(token) == .waiting)
         _ = machine.linkReported(.ended("cut"), generation: 1, now: .zero)
         let started = machine.attemptStarting(newChannel: nil)
-        let attempt = try #require(started)
+        let attempt = try #require(started?.attempt)
         _ = machine.resumeStarting(generation: attempt.generation, link: "L2", transport: .webSocket, waiter: 2, newChannel: nil)
         let resumed = machine.linkReported(
             .envelope(.success(.resumed(channel: "c1", received: 2))), generation: attempt.generation, now: .zero
