@@ -40,8 +40,10 @@ extension Manager {
         /// The most packets one polling POST carries (python-socketio drops bigger batches).
         public var maxPacketsPerRequest = 16
         /// How long the Engine.IO handshake may take (socket.io's `timeout`, 20 s), and then each
-        /// namespace's CONNECT: one the server leaves unanswered fails `connect()` with
-        /// ``SocketIOError/connectionFailed(_:)`` (socket.io's client waits for good).
+        /// namespace's CONNECT (protocol v4's `/`, which the server joins on its own, included):
+        /// one the server leaves unanswered fails `connect()` with
+        /// ``SocketIOError/connectionFailed(_:)`` (socket.io's client waits for good), as does a
+        /// server that sends more than 10,000 events to a namespace before accepting it.
         public var connectTimeout: Duration = .seconds(20)
         /// The acknowledgement timeout `emitWithAck` uses when given none.
         public var defaultAckTimeout: Duration = .seconds(20)
