@@ -186,7 +186,7 @@ public actor PostgresClusterTransport: ClusterTransport {
                 run.append(channel: channel, payload: payload, record: record, message: message)
             case .attachment(let bytes):
                 try await flush(&run)
-                let rows = try await queries.run(table.insert(bytes))
+                let rows = try await queries.run(sessionTable?.insert(bytes, journaling: message) ?? table.insert(bytes))
                 guard let id = try? rows.first?.decode(Int64.self) else {
                     throw .queryFailed("the attachment INSERT returned no id")
                 }

@@ -106,4 +106,38 @@ struct SessionStoreTests {
             #expect(known.isEmpty)
         }
     }
+
+    @Test("a large and a binary numbered broadcast, published through the attachment table, are journaled too: recovery replays them and counts them last")
+    func attachmentsAreJournaled() async throws {
+        try await Self.withStore("attached") { transport, _, _ in
+            let a = "aaaaaaaa00000001"
+            let large = ClusterMessage(
+                uid: a, namespace: "/",
+                payload: .broadcast(packet: ClusterPacket(event: "tick", items: [.string(String(repeating: "x", count: 9_000))], namespace: "/"), options: ClusterBroadcastOptions(), requestId: nil),
+                sequence: 2
+            )
+            let binary = ClusterMessage(
+                uid: a, namespace: "/",
+                payload: .broadcast(packet: ClusterPacket(event: "tick", items: [.binary(Data([0, 1, 2, 255]))], namespace: "/"), options: ClusterBroadcastOptions(), requestId: nil),
+                sequence: 3
+            )
+            let format = NotificationFormat(channelPrefix: "socket.io", payloadThreshold: 8000)
+            guard case .attachment = format.outgoing(large), case .attachment = format.outgoing(binary) else {
+                Issue.record("expected both through the attachment table")
+                return
+            }
+            try await transport.publish([Self.broadcast(a, 1), large, binary, Self.broadcast(a, 4)])
+            try await transport.publish(ClusterMessage(
+                uid: a, namespace: "/",
+                payload: .broadcast(packet: ClusterPacket(event: "tick", items: [.binary(Data([9]))], namespace: "/"), options: ClusterBroadcastOptions(), requestId: nil),
+                sequence: 5
+            ))
+            #expect(try await transport.lastJournaled(namespace: "/") == ["aaaaaaaa": 5])
+            #expect(try await transport.lastJournaled(namespace: "/", origins: ["aaaaaaaa"]) == ["aaaaaaaa": 5])
+            let messages = try await transport.journal(namespace: "/", ranges: [ClusterJournalRange(origin: "aaaaaaaa", after: 0, through: 5)], since: "-infinity")
+            #expect(messages.map { $0.sequence ?? 0 } == [1, 2, 3, 4, 5])
+            let intact = messages.count == 5 && messages[1] == large && messages[2] == binary
+            #expect(intact, "the large and the binary message come back whole")
+        }
+    }
 }

@@ -34,6 +34,16 @@ struct AttachmentTable: Sendable, Hashable {
         "INSERT INTO \(unescaped: name) (payload) VALUES (\(ByteBuffer(bytes: payload))) RETURNING id;"
     }
 
+    /// As ``insert(_:)`` for a numbered message when sessions are kept: the row is its journal
+    /// row too, so it names its namespace, origin tag and number, as
+    /// ``notify(channel:payloads:records:namespace:origins:sequences:table:)`` writes them.
+    func insert(_ payload: Data, namespace: String, origin: String, sequence: Int64) -> PostgresQuery {
+        """
+        INSERT INTO \(unescaped: name) (payload, nsp, origin, seq)
+        VALUES (\(ByteBuffer(bytes: payload)), \(namespace), \(origin), \(sequence)) RETURNING id
+        """
+    }
+
     /// Notifications on one channel, in order, and their journal rows when given, in one
     /// statement (one round trip, one transaction: all or none). `pg_notify` runs once per
     /// payload as `unnest` yields them, so they are queued, and delivered, in array order.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
@@ -41,6 +42,14 @@ struct SessionTable: Sendable, Hashable {
             "ALTER TABLE \(unescaped: journal.name) ADD COLUMN IF NOT EXISTS nsp text, ADD COLUMN IF NOT EXISTS origin text, ADD COLUMN IF NOT EXISTS seq bigint",
             "CREATE INDEX IF NOT EXISTS \(unescaped: index) ON \(unescaped: journal.name) (nsp, origin, seq)",
         ]
+    }
+
+    /// The attachment row of a numbered message, which is its journal row too: it names the
+    /// namespace, origin and number the journal's reads look for (without them, a client
+    /// recovering on another server missed it); `nil` for an unnumbered one.
+    func insert(_ payload: Data, journaling message: ClusterMessage) -> PostgresQuery? {
+        guard let sequence = message.sequence else { return nil }
+        return journal.insert(payload, namespace: message.namespace, origin: message.originTag, sequence: Int64(clamping: sequence))
     }
 
     /// Sessions connected at `owner`, inserted or replaced whole — unless another server took
