@@ -44,18 +44,23 @@ struct ClusterOutbox<Waiter, Caller> {
     /// whichever comes first: the publish, its failure, its caller's own deadline, the close.
     private var callers: [UInt64: Caller] = [:]
     private(set) var closed = false
+    /// Why pushes are refused while no consumer will come (``suspend(_:)``).
+    private var suspended: ClusterError?
+
+    /// Why a push would be refused now, if it would.
+    var refusal: ClusterError? { closed ? .closed : suspended }
 
     /// What ``push(_:at:awaiting:caller:)`` did.
     enum Push {
         /// Queued as number `sequence`; wake `consumer` if set.
         case queued(sequence: UInt64, wake: Waiter?)
-        /// The outbox is closed: nothing was queued.
-        case refused
+        /// Nothing was queued: the outbox is closed (``ClusterError/closed``) or suspended.
+        case refused(ClusterError)
     }
 
     /// Numbers `message` and queues it after everything before it.
     mutating func push(_ message: ClusterMessage, at now: Duration, awaiting: Awaiting, caller: Caller? = nil) -> Push {
-        guard !closed else { return .refused }
+        if let refusal { return .refused(refusal) }
         lastSequence += 1
         // Clocks are read before the lock; keep the heartbeat's reference from going back.
         lastMadeAt = max(lastMadeAt, now)
@@ -96,6 +101,20 @@ struct ClusterOutbox<Waiter, Caller> {
     /// Takes the caller awaiting message `sequence`, if it still waits.
     mutating func takeCaller(_ sequence: UInt64) -> Caller? {
         callers.removeValue(forKey: sequence)
+    }
+
+    /// No consumer will come until ``resume()`` (its owner's start failed): pushes are refused
+    /// with `error`, and what is queued is taken out, unpublished (their callers stay, for the
+    /// owner to tell).
+    mutating func suspend(_ error: ClusterError) -> [Item] {
+        suspended = error
+        defer { items.removeAll() }
+        return Array(items)
+    }
+
+    /// Pushes are queued again.
+    mutating func resume() {
+        suspended = nil
     }
 
     /// Closes the outbox: the queued messages are dropped (their callers to be told), the

@@ -6,9 +6,12 @@ extension ClusterState {
     typealias Item = ClusterOutbox<Waiter, Caller>.Item
 
     /// Queues `message` (numbered here, after everything queued before it). `caller` awaits its
-    /// publish, when set; a refused push leaves telling it to the owner.
+    /// publish, when set; a refused push (closed, or its start failed) leaves telling it to the
+    /// owner, and one refused after a failed start that nobody awaits is counted in ``failures``.
     mutating func enqueue(_ message: ClusterMessage, at now: Duration, caller: Caller? = nil) -> ClusterOutbox<Waiter, Caller>.Push {
-        outbox.push(message, at: now, awaiting: caller == nil ? .nobody : .caller, caller: caller)
+        let push = outbox.push(message, at: now, awaiting: caller == nil ? .nobody : .caller, caller: caller)
+        if caller == nil, case .refused(.publishFailed) = push { failures += 1 }
+        return push
     }
 
     /// The caller awaiting message `sequence` gave up waiting (its own deadline): it is told by
@@ -99,7 +102,8 @@ extension ClusterState {
         case opened(wake: Waiter?)
         /// No other server is known: the request is answered at once with what it has.
         case alone
-        case closed
+        /// Closed, or its start failed: the request fails with this.
+        case refused(ClusterError)
     }
 
     /// Opens request `id` to every known server, with `responses` of this one, and queues its
@@ -111,14 +115,14 @@ extension ClusterState {
         at now: Duration,
         complete: @escaping @Sendable (Result<[JSONValue], ClusterError>) -> Void
     ) -> Opening {
-        guard !isClosed else { return .closed }
+        if let refusal = outbox.refusal { return .refused(refusal) }
         guard !nodes.isEmpty else { return .alone }
         requests.open(id, to: Set(nodes.keys), responses: responses, complete: complete)
         switch outbox.push(message, at: now, awaiting: .request(id)) {
         case .queued(_, let wake): return .opened(wake: wake)
-        case .refused:  // not reached: the outbox closes with the adapter
-            _ = requests.fail(id, .closed)
-            return .closed
+        case .refused(let error):  // not reached: the outbox closes with the adapter
+            _ = requests.fail(id, error)
+            return .refused(error)
         }
     }
 

@@ -16,10 +16,11 @@ import SocketIOProtocol
 struct ClusterState<Waiter, Caller> {
     /// Where the adapter is in its life.
     enum Lifecycle {
-        /// Not started, or its start failed. Next: `starting` (``start(_:)``), `closing`.
+        /// Not started, or its start failed (then its outbox refuses what is published: no
+        /// loop would take it). Next: `starting` (``start(_:)``), `closing`.
         case idle
         /// Subscribing to the namespace's channel. Next: `running` (``subscribed(at:)``),
-        /// `idle` (``subscribeFailed()``), `closing`.
+        /// `idle` (``subscribeFailed(reason:)``), `closing`.
         case starting(any ClusterReceiver)
         /// Publishing, receiving, heartbeating and checking the others with `tasks`.
         /// Next: `closing`.
@@ -109,19 +110,23 @@ struct ClusterState<Waiter, Caller> {
         switch lifecycle {
         case .idle:
             lifecycle = .starting(receiver)
+            outbox.resume()
             return true
         case .starting, .running, .closing, .closed:
             return false
         }
     }
 
-    /// The subscription failed: back to `idle`, so a start can be tried again. When a shutdown
-    /// began meanwhile, no loop will ever say its goodbye: the adapter closes now (what that
-    /// returns ends the shutdown's wait).
-    mutating func subscribeFailed() -> Effects {
+    /// The subscription failed for `reason`: back to `idle`, so a start can be tried again;
+    /// until then what was queued fails (its callers told) and what comes is refused, as no loop
+    /// would publish it. When a shutdown began meanwhile, no loop will ever say its goodbye:
+    /// the adapter closes now (what that returns ends the shutdown's wait).
+    mutating func subscribeFailed(reason: String) -> Effects {
         switch lifecycle {
         case .starting:
             lifecycle = .idle
+            let why = "the cluster adapter did not start: \(reason)"
+            return unpublished(outbox.suspend(.publishFailed(why)), reason: why)
         case .closing:
             return close()
         case .idle, .running, .closed:

@@ -81,8 +81,9 @@ public struct ClusterOptions: Sendable, Hashable {
 
 /// What a cluster operation can throw.
 public enum ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The message could not be published within ``ClusterOptions/publishTimeout``; the other
-    /// servers did not get it.
+    /// The message could not be published within ``ClusterOptions/publishTimeout``, or at all
+    /// (the namespace's adapter could not start: its subscription failed); the other servers
+    /// did not get it.
     case publishFailed(String)
     /// Not every server answered in time: `missing` servers were still silent.
     case timedOut(missing: Int)

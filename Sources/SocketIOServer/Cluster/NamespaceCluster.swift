@@ -89,7 +89,8 @@ final class NamespaceCluster: Sendable {
             // nothing before the start or after the close (its receiver is `nil` then).
             try await transport.subscribe(namespace: name) { [weak self] message in self?.receive(message) }
         } catch {
-            perform(transition { $0.subscribeFailed() })
+            let reason = "\(error)"
+            perform(transition { $0.subscribeFailed(reason: reason) })
             throw error
         }
         let now = clock.now()
@@ -150,17 +151,18 @@ final class NamespaceCluster: Sendable {
     }
 
     /// Queues `payload` like ``publish(_:)`` (`caller`, if given, is told the outcome) and
-    /// returns its number; `nil` when the adapter refused it (closed: `caller` is not told).
+    /// returns its number, or why the adapter refused it (closed, or its start failed: `caller`
+    /// is not told).
     @discardableResult
-    func publishNumbered(_ payload: ClusterPayload, caller: CheckedContinuation<Result<Void, ClusterError>, Never>? = nil) -> UInt64? {
+    func publishNumbered(_ payload: ClusterPayload, caller: CheckedContinuation<Result<Void, ClusterError>, Never>? = nil) -> Result<UInt64, ClusterError> {
         let message = unnumbered(payload)
         let now = clock.now()
         switch transition({ $0.enqueue(message, at: now, caller: caller) }) {
         case .queued(let sequence, let wake):
             wake?.resume()
-            return sequence
-        case .refused:
-            return nil
+            return .success(sequence)
+        case .refused(let error):
+            return .failure(error)
         }
     }
 
@@ -182,8 +184,8 @@ final class NamespaceCluster: Sendable {
                         caller?.resume(returning: .failure(.publishFailed("not published within \(limit)")))
                     }
                 }
-            case .refused:
-                continuation.resume(returning: .failure(.closed))
+            case .refused(let error):
+                continuation.resume(returning: .failure(error))
             }
         }
         try result.get()
@@ -283,8 +285,8 @@ final class NamespaceCluster: Sendable {
         let result: Result<[JSONValue], ClusterError> = await withCheckedContinuation { continuation in
             let complete: @Sendable (Result<[JSONValue], ClusterError>) -> Void = { continuation.resume(returning: $0) }
             switch transition({ $0.request(id, message: message, responses: seed, at: now, complete: complete) }) {
-            case .closed:
-                complete(.failure(.closed))
+            case .refused(let error):
+                complete(.failure(error))
             case .alone:
                 complete(.success(seed))
             case .opened(let wake):

@@ -93,7 +93,7 @@ public struct BroadcastOperator: Sendable {
         if let cluster, let durable = namespace.durable, !isVolatile {
             // Numbered and delivered in one step, so its offset says what the clients had.
             let (sent, writes) = durable.order.inOrder { cursor in
-                let sequence = cluster.publishNumbered(payload)
+                let sequence = try? cluster.publishNumbered(payload).get()
                 if let sequence { cursor.advance(cluster.uid, to: sequence) }
                 return queueLocally(event, items: items, numberedOffset: cursor.offset(numbered: sequence != nil))
             }
@@ -116,15 +116,16 @@ public struct BroadcastOperator: Sendable {
         if let cluster, let durable = namespace.durable, !isVolatile {
             let sent = NIOLockedValueBox(0)
             let result: Result<Void, ClusterError> = await withCheckedContinuation { continuation in
-                let (count, writes, refused) = durable.order.inOrder { cursor in
-                    let sequence = cluster.publishNumbered(payload, caller: continuation)
+                let (count, writes, queued) = durable.order.inOrder { cursor in
+                    let queued = cluster.publishNumbered(payload, caller: continuation)
+                    let sequence = try? queued.get()
                     if let sequence { cursor.advance(cluster.uid, to: sequence) }
                     let (count, writes) = queueLocally(event, items: items, numberedOffset: cursor.offset(numbered: sequence != nil))
-                    return (count, writes, sequence == nil)
+                    return (count, writes, queued)
                 }
                 for write in writes { write.perform() }
                 sent.withLockedValue { $0 = count }
-                if refused { continuation.resume(returning: .failure(.closed)) }
+                if case .failure(let refusal) = queued { continuation.resume(returning: .failure(refusal)) }
             }
             try result.get()
             return sent.withLockedValue { $0 }

@@ -31,7 +31,7 @@ extension ServerSocket {
                 options: ClusterBroadcastOptions(rooms: [id]), requestId: nil
             )
             let queued = durable.order.inOrder { cursor in
-                let sequence = cluster.publishNumbered(payload)
+                let sequence = try? cluster.publishNumbered(payload).get()
                 if let sequence { cursor.advance(cluster.uid, to: sequence) }
                 let offset = cursor.offset(numbered: sequence != nil)
                 return outbox.queue(namespace.encodeEvent(event, items: items, offset: offset), offset: offset)

@@ -22,7 +22,7 @@ import Testing
         try await withTimeout(10, "the shutdown of a never-started adapter") { await cluster.shutdown() }
         #expect(clock.now.offset == .zero)
         #expect(cluster.isLeaving)
-        #expect(cluster.publishNumbered(.none(.heartbeat)) == nil, "closed: publishes are refused")
+        #expect(cluster.publishNumbered(.none(.heartbeat)) == .failure(.closed), "closed: publishes are refused")
         transport.published.continuation.finish()
         #expect(try await transport.published.stream.first(1, within: 10, "what was published").isEmpty)
     }

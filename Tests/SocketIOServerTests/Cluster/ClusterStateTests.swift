@@ -51,9 +51,37 @@ struct ClusterStateTests {
         var machine = Self.machine()
         let receiver = ClusterHeartbeatTests.NoSockets()
         #expect(machine.start(receiver) == true)
-        #expect(machine.subscribeFailed().cancel.isEmpty)
+        #expect(machine.subscribeFailed(reason: "down").cancel.isEmpty)
         #expect(machine.receiver == nil)
         #expect(machine.start(receiver) == true)
+    }
+
+    @Test("a failed start fails what queued and refuses what comes (no loop would publish it) until a start is tried again")
+    func failedStartRefusesPublishes() {
+        var machine = Self.machine()
+        let receiver = ClusterHeartbeatTests.NoSockets()
+        _ = machine.enqueue(Self.message(from: "self"), at: .zero, caller: 7)  // before the start: queued for it
+        #expect(machine.start(receiver) == true)
+        _ = machine.enqueue(Self.message(from: "self"), at: .zero)
+        let why = ClusterError.publishFailed("the cluster adapter did not start: namespace too long")
+        let effects = machine.subscribeFailed(reason: "namespace too long")
+        #expect(effects.callers.map(\.caller) == [7])
+        #expect(effects.callers.map { ClusterStatePublishingTests.failure($0.result) } == [why])
+        #expect(effects.unpublished.count == 1 && machine.failures == 1)
+        guard case .empty = machine.takeOutgoing(max: 10) else { Issue.record("expected nothing left queued"); return }
+
+        guard case .refused(why) = machine.enqueue(Self.message(from: "self"), at: .zero, caller: 8) else { Issue.record("expected refused"); return }
+        guard case .refused(why) = machine.enqueue(Self.message(from: "self"), at: .zero) else { Issue.record("expected refused"); return }
+        #expect(machine.failures == 2)  // the one nobody awaited is counted
+        Self.hear("a", in: &machine)
+        guard case .refused(why) = machine.request("r", message: Self.message(from: "self"), responses: [], at: .zero, complete: { _ in }) else {
+            Issue.record("expected the request refused")
+            return
+        }
+        guard case .empty = machine.takeOutgoing(max: 10) else { Issue.record("expected nothing queued"); return }
+
+        #expect(machine.start(receiver) == true)
+        guard case .queued = machine.enqueue(Self.message(from: "self"), at: .zero) else { Issue.record("expected queued while starting again"); return }
     }
 
     @Test("a shutdown happens once: the goodbye is queued while closing, the close cancels the loops and refuses what comes after")
@@ -84,7 +112,7 @@ struct ClusterStateTests {
         #expect(machine.isClosed)
         var failed = Self.machine()
         #expect(failed.start(ClusterHeartbeatTests.NoSockets()) == true)
-        _ = failed.subscribeFailed()
+        _ = failed.subscribeFailed(reason: "down")
         #expect(failed.beginShutdown() == .close)
     }
 
@@ -97,7 +125,7 @@ struct ClusterStateTests {
             Issue.record("goodbye refused")
             return
         }
-        let effects = machine.subscribeFailed()
+        let effects = machine.subscribeFailed(reason: "down")
         #expect(effects.callers.map(\.caller) == [7])
         #expect(machine.isClosed)
     }
@@ -259,7 +287,7 @@ struct ClusterStateTests {
 
         _ = machine.request("open", message: Self.message(from: "self"), responses: [], at: .zero, complete: { _ in })
         #expect(machine.close().completions.map(\.result) == [.failure(.closed)])
-        guard case .closed = machine.request("after", message: Self.message(from: "self"), responses: [], at: .zero, complete: { _ in }) else {
+        guard case .refused(.closed) = machine.request("after", message: Self.message(from: "self"), responses: [], at: .zero, complete: { _ in }) else {
             Issue.record("expected closed")
             return
         }

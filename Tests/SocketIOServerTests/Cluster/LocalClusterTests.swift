@@ -320,4 +320,26 @@ struct LocalClusterTests {
             }
         }
     }
+
+    @Test("after its cluster could not be joined, a confirmed emit fails at once: no publish loop runs to take it")
+    func unjoinedClusterRefusesEmits() async throws {
+        var configuration = SocketIOServer.Configuration()
+        configuration.adapter = .cluster(UnreachableTransport())
+        let server = SocketIOServer(configuration: configuration)
+        let namespace = server.namespace("/")
+        await #expect(throws: SocketIOServerError.self) { _ = try await server.start(port: 0) }
+        let failure = try await withTimeout(5, "emitAndConfirm on an adapter that did not start") { () async -> ClusterError? in
+            do throws(ClusterError) {
+                _ = try await namespace.all.emitAndConfirm("news", items: [])
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .publishFailed(let reason) = failure else {
+            Issue.record("expected publishFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("did not start"))
+    }
 }
