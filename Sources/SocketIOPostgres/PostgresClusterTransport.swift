@@ -142,7 +142,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     ///
     /// - Throws: ``PostgresClusterTransportError/unsupportedNamespace(_:)`` when the channel
     ///   name is over 63 bytes or holds `"`; ``PostgresClusterTransportError/queryFailed(_:)``
-    ///   when `LISTEN` failed (the namespace is still listened to after the next reconnection);
+    ///   when `LISTEN` failed (a later call tries again; when the connection was lost, the next
+    ///   one listens on the namespace);
     ///   ``PostgresClusterTransportError/closed`` after ``shutdown()``.
     public func subscribe(
         namespace: String,
@@ -153,7 +154,11 @@ public actor PostgresClusterTransport: ClusterTransport {
         switch listener.subscribe(namespace) {
         case .closed: throw .closed
         case .alreadySubscribed, .waitForConnection: return
-        case .listen(let connection, _): try await listen(namespace, on: connection)
+        case .listen(let connection, let generation):
+            do throws(PostgresClusterTransportError) { try await listen(namespace, on: connection) } catch {
+                listener.listenFailed(namespace, generation: generation)
+                throw error
+            }
         }
     }
 

@@ -88,4 +88,39 @@ struct ListenerStateMachineTests {
         #expect(ReconnectDelay.delay(in: range, draw: 1) == .seconds(3))
         #expect(ReconnectDelay.delay(in: range, draw: 7) == .seconds(3))
     }
+
+    @Test("a LISTEN refused on the current connection forgets the namespace: a retried subscribe listens again")
+    func listenRefused() {
+        var machine = ListenerStateMachine(connection: Connection(name: "a"))
+        guard case .listen(_, let generation) = machine.subscribe("/chat") else {
+            Issue.record("expected LISTEN on a")
+            return
+        }
+        machine.listenFailed("/chat", generation: generation)
+        #expect(machine.namespaces.isEmpty)
+        guard case .listen(Connection(name: "a"), 0) = machine.subscribe("/chat") else {
+            Issue.record("the retry must send LISTEN, not report it subscribed")
+            return
+        }
+    }
+
+    @Test("a LISTEN that failed because its connection was lost keeps the namespace: the next connection listens on it")
+    func listenLostWithItsConnection() {
+        var machine = ListenerStateMachine(connection: Connection(name: "a"))
+        _ = machine.subscribe("/")
+        guard case .listen(_, let generation) = machine.subscribe("/chat") else {
+            Issue.record("expected LISTEN on a")
+            return
+        }
+        _ = machine.connectionLost(generation: generation)
+        machine.listenFailed("/chat", generation: generation)
+        guard case .listen(_, _, let namespaces) = machine.connected(Connection(name: "b")) else {
+            Issue.record("expected LISTENs on b")
+            return
+        }
+        #expect(namespaces == ["/", "/chat"])
+        // Reconnected before the failure was told: still listened to on b.
+        machine.listenFailed("/chat", generation: generation)
+        #expect(machine.namespaces == ["/", "/chat"])
+    }
 }

@@ -45,6 +45,16 @@ struct ListenerStateMachine<Connection> {
         }
     }
 
+    /// `LISTEN` for `namespace`, sent on the connection of `generation` (``subscribe(_:)``'s
+    /// `.listen`), failed. While that connection is still the current one the namespace is
+    /// forgotten: nothing listens on it, so a retried subscribe must send `LISTEN` again (it
+    /// answered `.alreadySubscribed`, and nothing ever listened). When that connection was lost
+    /// meanwhile, the namespace stays: the next connection listens on it (or did already).
+    mutating func listenFailed(_ namespace: String, generation: Int) {
+        guard case .listening(_, let current) = state, current == generation else { return }
+        namespaces.removeAll { $0 == namespace }
+    }
+
     enum LostAction {
         /// Wait a reconnection delay, then connect again.
         case reconnect
