@@ -9,8 +9,10 @@ extension PostgresClusterTransport {
         /// The table of messages too large for a notification, or carrying binary. A plain
         /// identifier, optionally schema-qualified (`schema.table`); it is created when missing.
         public var tableName: String
-        /// A message whose JSON takes at least this many UTF-8 bytes goes through the table
-        /// (PostgreSQL refuses notifications of 8000 bytes or more).
+        /// A message whose JSON takes at least this many UTF-8 bytes goes through the table:
+        /// 1 to 8000, since PostgreSQL refuses notifications of 8000 bytes or more (another
+        /// value fails ``PostgresClusterTransport/connect(url:options:logger:)`` with
+        /// ``PostgresClusterTransportError/invalidOption(_:)``).
         public var payloadThreshold: Int
         /// How often rows older than this are deleted from the table.
         public var cleanupInterval: Duration

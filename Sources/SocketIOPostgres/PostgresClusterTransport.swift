@@ -76,7 +76,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         let parsed = try PostgresURL(parsing: url)
         let table = try AttachmentTable(name: options.tableName)
         let sessionTable = options.sessions && options.journal ? try SessionTable(name: options.sessionTableName, journal: table) : nil
-        guard options.payloadThreshold > 0 else { throw .invalidOption("payloadThreshold must be positive") }
+        guard (1 ... 8000).contains(options.payloadThreshold) else { throw .invalidOption("payloadThreshold must be in 1...8000") }
         guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
         guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
 
