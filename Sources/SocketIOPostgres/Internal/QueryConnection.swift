@@ -5,16 +5,8 @@ import PostgresNIO
 /// the next query after it is lost, so a query fails only while the database is really
 /// unreachable.
 actor QueryConnection {
-    private enum State {
-        case idle
-        case connected(PostgresConnection)
-        /// A connection attempt that concurrent queries share.
-        case connecting(Task<PostgresConnection, any Error>)
-        case closed
-    }
-
     private let connector: PostgresConnector
-    private var state: State = .idle
+    private var state = QueryConnectionState<PostgresConnection, Task<PostgresConnection, any Error>>()
 
     init(connector: PostgresConnector) {
         self.connector = connector
@@ -67,47 +59,40 @@ actor QueryConnection {
 
     /// Closes the connection; later queries throw ``PostgresClusterTransportError/closed``.
     func close() async {
-        let previous = state
-        state = .closed
-        switch previous {
-        case .connected(let connection): try? await connection.close()
-        case .connecting(let attempt):
+        switch state.close() {
+        case .close(let connection): try? await connection.close()
+        case .closeWhenConnected(let attempt):
             if let connection = try? await attempt.value { try? await connection.close() }
-        case .idle, .closed: break
+        case .none: break
         }
     }
 
     private func connection() async throws(PostgresClusterTransportError) -> PostgresConnection {
-        switch state {
-        case .connected(let connection) where !connection.isClosed:
+        let connector = connector
+        switch state.acquire(isOpen: { !$0.isClosed }, start: { Task { try await connector.connect() } }) {
+        case .use(let connection):
             return connection
-        case .connecting(let attempt):
-            return try await wait(for: attempt)
-        case .idle, .connected:
-            let connector = connector
-            let attempt = Task { try await connector.connect() }
-            state = .connecting(attempt)
-            return try await wait(for: attempt)
+        case .wait(let attempt, let number):
+            return try await wait(for: attempt, number: number)
         case .closed:
             throw .closed
         }
     }
 
-    private func wait(for attempt: Task<PostgresConnection, any Error>) async throws(PostgresClusterTransportError) -> PostgresConnection {
+    private func wait(for attempt: Task<PostgresConnection, any Error>, number: Int) async throws(PostgresClusterTransportError) -> PostgresConnection {
+        let connection: PostgresConnection
         do {
-            let connection = try await attempt.value
-            if case .closed = state {
-                try? await connection.close()
-                throw PostgresClusterTransportError.closed
-            }
-            state = .connected(connection)
-            return connection
-        } catch let error as PostgresClusterTransportError {
-            if case .connecting = state { state = .idle }
-            throw error
+            connection = try await attempt.value
         } catch {
-            if case .connecting = state { state = .idle }
-            throw .unreachable(PostgresConnector.describe(error))
+            state.failed(attempt: number)
+            throw error as? PostgresClusterTransportError ?? .unreachable(PostgresConnector.describe(error))
+        }
+        switch state.connected(connection, attempt: number) {
+        case .use:
+            return connection
+        case .close:
+            try? await connection.close()
+            throw .closed
         }
     }
 }
