@@ -15,8 +15,9 @@ extension PostgresClusterTransport {
     }
 
     /// Listens on `namespace` on `connection`, replacing its receiver on an older connection;
-    /// with `catchUp`, first delivers the journal rows of that last stretch of time.
-    func listen(_ namespace: String, on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) {
+    /// with `catchUp`, first delivers the journal rows of that last stretch of time, then tells
+    /// the listener it caught up on the connection of `generation`.
+    func listen(_ namespace: String, on connection: PostgresConnection, catchUp: Duration? = nil, generation: Int = 0) async throws(PostgresClusterTransportError) {
         var logger = logger
         logger[metadataKey: "socketio.nsp"] = "\(namespace)"
         let receiver = NamespaceReceiver(
@@ -27,13 +28,17 @@ extension PostgresClusterTransport {
             deliveries: deliveries,
             logger: logger
         )
-        try await receiver.start(on: connection, catchUp: options.journal ? catchUp : nil)
+        try await receiver.start(on: connection, catchUp: options.journal ? catchUp : nil) { [weak self] in await self?.caughtUp(namespace, generation: generation) }
         guard !listener.isClosed else {
             receiver.stop()
             throw .closed
         }
         receivers[namespace]?.stop()
         receivers[namespace] = receiver
+    }
+
+    private func caughtUp(_ namespace: String, generation: Int) {
+        listener.caughtUp(namespace, generation: generation)
     }
 
     /// Reports the loss of `connection` once it closes.
@@ -45,14 +50,13 @@ extension PostgresClusterTransport {
     }
 
     private func connectionLost(generation: Int) {
-        switch listener.connectionLost(generation: generation) {
+        switch listener.connectionLost(generation: generation, at: .now) {
         case .none:
             return
         case .reconnect:
             logger.warning("lost the PostgreSQL listening connection; reconnecting")
             for receiver in receivers.values { receiver.stop() }
             receivers = [:]
-            lostAt = .now
             eventSink.yield(.lost)
             reconnection = Task { await self.reconnect() }
         }
@@ -80,14 +84,14 @@ extension PostgresClusterTransport {
             case .close(let connection):
                 try? await connection.close()
                 return
-            case .listen(let connection, let generation, let namespaces):
+            case .listen(let connection, let generation, let namespaces, let lostSince):
                 watch(connection, generation: generation)
-                // What was published since the loss (and a margin for notifications in flight
-                // then) is read back from the journal; the adapter drops what it already had.
-                let catchUp = lostAt.map { ContinuousClock.now - $0 + Self.catchUpMargin }
+                // Since the earliest loss not caught up (and a margin for notifications in flight
+                // then), read back from the journal; the adapter drops what it already had.
+                let catchUp = lostSince.map { ContinuousClock.now - $0 + Self.catchUpMargin }
                 for namespace in namespaces {
                     do {
-                        try await listen(namespace, on: connection, catchUp: catchUp)
+                        try await listen(namespace, on: connection, catchUp: catchUp, generation: generation)
                     } catch {
                         // Lost again meanwhile: the watcher starts the next reconnection.
                         logger.warning("LISTEN failed after reconnecting", metadata: ["error": "\(error)"])

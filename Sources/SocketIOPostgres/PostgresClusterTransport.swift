@@ -48,8 +48,6 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// The receiver of each namespace's notifications on the current connection.
     var receivers: [String: NamespaceReceiver] = [:]
     var reconnection: Task<Void, Never>?
-    /// When the listening connection was lost (for the journal catch-up after reconnecting).
-    var lostAt: ContinuousClock.Instant?
     private var cleanup: Task<Void, Never>?
     /// The listening connection's losses and recoveries (the newest 100 kept for a slow reader).
     nonisolated let events: AsyncStream<ListenerEvent>

@@ -26,7 +26,7 @@ struct ListenerStateMachineTests {
         var machine = ListenerStateMachine(connection: Connection(name: "a"))
         _ = machine.subscribe("/")
         _ = machine.subscribe("/chat")
-        guard case .reconnect = machine.connectionLost(generation: 0) else {
+        guard case .reconnect = machine.connectionLost(generation: 0, at: .now) else {
             Issue.record("expected a reconnection")
             return
         }
@@ -35,7 +35,7 @@ struct ListenerStateMachineTests {
             Issue.record("a namespace subscribed while reconnecting waits for the connection")
             return
         }
-        guard case .listen(Connection(name: "b"), 1, let namespaces) = machine.connected(Connection(name: "b")) else {
+        guard case .listen(Connection(name: "b"), 1, let namespaces, _) = machine.connected(Connection(name: "b")) else {
             Issue.record("expected LISTENs on b")
             return
         }
@@ -46,13 +46,13 @@ struct ListenerStateMachineTests {
     @Test("news of an older connection's loss changes nothing")
     func staleLoss() {
         var machine = ListenerStateMachine(connection: Connection(name: "a"))
-        _ = machine.connectionLost(generation: 0)
+        _ = machine.connectionLost(generation: 0, at: .now)
         _ = machine.connected(Connection(name: "b"))
-        guard case .none = machine.connectionLost(generation: 0) else {
+        guard case .none = machine.connectionLost(generation: 0, at: .now) else {
             Issue.record("generation 0 is gone")
             return
         }
-        guard case .reconnect = machine.connectionLost(generation: 1) else {
+        guard case .reconnect = machine.connectionLost(generation: 1, at: .now) else {
             Issue.record("generation 1 is current")
             return
         }
@@ -70,7 +70,7 @@ struct ListenerStateMachineTests {
             Issue.record("subscribe after shutdown")
             return
         }
-        guard case .none = machine.connectionLost(generation: 0) else {
+        guard case .none = machine.connectionLost(generation: 0, at: .now) else {
             Issue.record("no reconnection after shutdown")
             return
         }
@@ -112,9 +112,9 @@ struct ListenerStateMachineTests {
             Issue.record("expected LISTEN on a")
             return
         }
-        _ = machine.connectionLost(generation: generation)
+        _ = machine.connectionLost(generation: generation, at: .now)
         machine.listenFailed("/chat", generation: generation)
-        guard case .listen(_, _, let namespaces) = machine.connected(Connection(name: "b")) else {
+        guard case .listen(_, _, let namespaces, _) = machine.connected(Connection(name: "b")) else {
             Issue.record("expected LISTENs on b")
             return
         }
@@ -122,5 +122,42 @@ struct ListenerStateMachineTests {
         // Reconnected before the failure was told: still listened to on b.
         machine.listenFailed("/chat", generation: generation)
         #expect(machine.namespaces == ["/", "/chat"])
+    }
+
+    /// The catch-up start `machine` gives the connection it gets now.
+    static func catchUpFrom(_ machine: inout ListenerStateMachine<Connection>, _ name: String) -> ContinuousClock.Instant?? {
+        guard case .listen(_, _, _, let since) = machine.connected(Connection(name: name)) else { return nil }
+        return .some(since)
+    }
+
+    @Test("lost again before every namespace caught up: the next catch-up still reaches back to the first loss; once all caught up, to the next loss only")
+    func catchUpAcrossAFlap() {
+        let start = ContinuousClock.now
+        let (first, second, third) = (start + .seconds(10), start + .seconds(20), start + .seconds(30))
+        var machine = ListenerStateMachine(connection: Connection(name: "a"))
+        _ = machine.subscribe("/")
+        _ = machine.subscribe("/chat")
+        #expect(Self.catchUpFrom(&machine, "x") == nil)  // listening: a connection now is closed
+        _ = machine.connectionLost(generation: 0, at: first)
+        #expect(Self.catchUpFrom(&machine, "b") == .some(first))
+        machine.caughtUp("/", generation: 1)  // "/chat" is still reading when b goes
+        _ = machine.connectionLost(generation: 1, at: second)
+        #expect(Self.catchUpFrom(&machine, "c") == .some(first))
+        machine.caughtUp("/", generation: 1)  // old news: changes nothing
+        machine.caughtUp("/", generation: 2)
+        machine.caughtUp("/chat", generation: 2)
+        _ = machine.connectionLost(generation: 2, at: third)
+        #expect(Self.catchUpFrom(&machine, "d") == .some(third))
+    }
+
+    @Test("a reconnection without namespaces has nothing to catch up and leaves nothing pending: the next loss is the start")
+    func catchUpWithoutNamespaces() {
+        let start = ContinuousClock.now
+        var machine = ListenerStateMachine(connection: Connection(name: "a"))
+        _ = machine.connectionLost(generation: 0, at: start)
+        #expect(Self.catchUpFrom(&machine, "b") == .some(nil))  // no namespace to read for
+        _ = machine.subscribe("/")
+        _ = machine.connectionLost(generation: 1, at: start + .seconds(5))
+        #expect(Self.catchUpFrom(&machine, "c") == .some(start + .seconds(5)))
     }
 }

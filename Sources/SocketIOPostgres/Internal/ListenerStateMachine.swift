@@ -1,8 +1,13 @@
 /// The listening connection's life: which connection the namespaces' `LISTEN`s run on, and
 /// what to do when it is lost, when a new one is up, and on shutdown.
 ///
-/// Generic over the connection so its tests need no database. Each connection has a
-/// generation; news about an older one (its close, seen late) changes nothing.
+/// Generic over the connection so its tests need no database; times come in as arguments. Each
+/// connection has a generation; news about an older one (its close, seen late) changes nothing.
+///
+/// The journal catch-up after a reconnection reaches back to the earliest loss not yet caught
+/// up on every namespace: when the connection is lost again while a catch-up reads, the next
+/// one still starts from the first loss (it restarted from the second, and what was published
+/// between the first loss and the first reconnection was never delivered).
 struct ListenerStateMachine<Connection> {
     private enum State {
         /// Listening on `connection`; next: `reconnecting` (lost) or `closed`.
@@ -17,6 +22,10 @@ struct ListenerStateMachine<Connection> {
     private var state: State
     /// The subscribed namespaces, in subscription order: listened to again on each new connection.
     private(set) var namespaces: [String] = []
+    /// The earliest loss whose catch-up has not finished on every namespace.
+    private var lostSince: ContinuousClock.Instant?
+    /// The namespaces whose catch-up on the current connection has not finished.
+    private var catchingUp: Set<String> = []
 
     /// Starts listening on the first connection.
     init(connection: Connection) {
@@ -62,16 +71,18 @@ struct ListenerStateMachine<Connection> {
         case none
     }
 
-    /// The connection of `generation` closed.
-    mutating func connectionLost(generation: Int) -> LostAction {
+    /// The connection of `generation` closed at `now`.
+    mutating func connectionLost(generation: Int, at now: ContinuousClock.Instant) -> LostAction {
         guard case .listening(_, let current) = state, current == generation else { return .none }
         state = .reconnecting(generation: generation + 1)
+        if lostSince == nil { lostSince = now }
         return .reconnect
     }
 
     enum ConnectedAction {
-        /// Listen on every namespace, in order, on the new connection.
-        case listen(Connection, generation: Int, namespaces: [String])
+        /// Listen on every namespace, in order, on the new connection; each catches up with the
+        /// journal from `catchUpFrom` when set (and reports it with ``caughtUp(_:generation:)``).
+        case listen(Connection, generation: Int, namespaces: [String], catchUpFrom: ContinuousClock.Instant?)
         /// Shut down meanwhile: close the new connection.
         case close(Connection)
     }
@@ -81,10 +92,20 @@ struct ListenerStateMachine<Connection> {
         switch state {
         case .reconnecting(let generation):
             state = .listening(connection, generation: generation)
-            return .listen(connection, generation: generation, namespaces: namespaces)
+            catchingUp = Set(namespaces)
+            if catchingUp.isEmpty { lostSince = nil }
+            return .listen(connection, generation: generation, namespaces: namespaces, catchUpFrom: lostSince)
         case .listening, .closed:
             return .close(connection)
         }
+    }
+
+    /// `namespace` delivered its catch-up on the connection of `generation`; once every
+    /// namespace did, the loss is caught up.
+    mutating func caughtUp(_ namespace: String, generation: Int) {
+        guard case .listening(_, let current) = state, current == generation, lostSince != nil else { return }
+        catchingUp.remove(namespace)
+        if catchingUp.isEmpty { lostSince = nil }
     }
 
     /// Whether a reconnection is still wanted (not shut down, nor connected by another attempt).

@@ -32,10 +32,13 @@ final class NamespaceReceiver: Sendable {
     }
 
     /// Listens on `connection` and returns once PostgreSQL confirmed the `LISTEN`; with
-    /// `catchUp`, the journal's rows of that last stretch of time are delivered first.
+    /// `catchUp`, the journal's rows of that last stretch of time are delivered first, then
+    /// `caughtUp` is called (not when the read failed or the receiver stopped first).
     ///
     /// - Throws: ``PostgresClusterTransportError/queryFailed(_:)`` when `LISTEN` failed.
-    func start(on connection: PostgresConnection, catchUp: Duration? = nil) async throws(PostgresClusterTransportError) {
+    func start(
+        on connection: PostgresConnection, catchUp: Duration? = nil, caughtUp: @escaping @Sendable () async -> Void = {}
+    ) async throws(PostgresClusterTransportError) {
         if catchUp != nil {
             // Notifications arriving meanwhile queue: the journal's rows are older, so they go first.
             queue.withLockedValue { $0.beginCatchUp() }
@@ -54,7 +57,9 @@ final class NamespaceReceiver: Sendable {
             throw .queryFailed(PostgresConnector.describe(error))
         }
         // Read once the LISTEN is in force: what is published after the read is notified.
-        if let catchUp { startDrain { await self.catchUp(catchUp) } }
+        if let catchUp {
+            startDrain { if await self.catchUp(catchUp) { await caughtUp() } }
+        }
     }
 
     /// Stops delivering: nothing queued is delivered after this, nor anything that arrives.
@@ -96,8 +101,8 @@ final class NamespaceReceiver: Sendable {
 
     /// Delivers the numbered messages of this namespace written to the journal in the last
     /// `interval`, oldest first (socket.io's attachment rows, unnumbered, are left out: they
-    /// cannot be told from ones already delivered).
-    func catchUp(_ interval: Duration) async {
+    /// cannot be told from ones already delivered); `true` once all were delivered.
+    func catchUp(_ interval: Duration) async -> Bool {
         do {
             let rows = try await queries.run(table.rows(since: interval))
             var delivered = 0
@@ -105,7 +110,7 @@ final class NamespaceReceiver: Sendable {
                 guard let bytes = try? row.decode(ByteBuffer.self),
                       let message = try? NotificationFormat.message(fromAttachment: bytes.readableBytesView),
                       message.namespace == namespace, message.sequence != nil else { continue }
-                guard !queue.withLockedValue(\.stopped) else { return }
+                guard !queue.withLockedValue(\.stopped) else { return false }
                 deliveries.deliver(message, namespace: namespace)
                 delivered += 1
             }
@@ -113,8 +118,10 @@ final class NamespaceReceiver: Sendable {
             // duplicates count); what it had missed is recovered.
             Counter(label: "socketio_cluster_journal_delivered_total", dimensions: [("namespace", namespace)]).increment(by: delivered)
             logger.info("caught up with the cluster journal", metadata: ["rows": "\(rows.count)", "delivered": "\(delivered)"])
+            return !queue.withLockedValue(\.stopped)
         } catch {
             logger.warning("could not read the cluster journal after reconnecting", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
