@@ -401,19 +401,11 @@ struct SocketStateMachine: Sendable {
         }
     }
 
-    /// The manager gave up reconnecting: the socket no longer wants a connection. Returns whether
-    /// it was waiting for one (its callers must be told).
+    /// The manager gave up reconnecting: the socket no longer wants a connection, as when the
+    /// session could not be opened (``engineFailed()``). Returns whether it was waiting for one
+    /// (its callers must be told).
     mutating func reconnectionFailed() -> Bool {
-        switch state {
-        case .connecting:
-            state = .idle
-            return true
-        case .disconnected:
-            defer { awaitingReconnect = false }
-            return awaitingReconnect
-        case .idle, .connected:
-            return false
-        }
+        engineFailed()
     }
 
     /// Puts back an emit that found no connection to write to (it goes out on the next connect).
