@@ -23,7 +23,7 @@ struct SocketStateMachine: Sendable {
     let sendBufferLimit: Int
     /// The most events held before the CONNECT reply (``State/connecting(early:)``); one more
     /// gives the connect up.
-    let earlyEventLimit: Int
+    var earlyEventLimit = Self.defaultEarlyEventLimit
     /// Whether the manager reconnects on its own after a recoverable loss.
     let reconnects: Bool
     /// Lost the connection for a recoverable reason and waits for the manager's reconnection:
@@ -66,14 +66,10 @@ struct SocketStateMachine: Sendable {
     /// (python-socketio's servers send those events first), far less than would exhaust memory.
     static let defaultEarlyEventLimit = 10_000
 
-    init(
-        namespace: String, version: SocketIOVersion, sendBufferLimit: Int, reconnects: Bool = false,
-        earlyEventLimit: Int = Self.defaultEarlyEventLimit
-    ) {
+    init(namespace: String, version: SocketIOVersion, sendBufferLimit: Int, reconnects: Bool = false) {
         self.namespace = namespace
         self.version = version
         self.sendBufferLimit = sendBufferLimit
-        self.earlyEventLimit = earlyEventLimit
         self.reconnects = reconnects
     }
 

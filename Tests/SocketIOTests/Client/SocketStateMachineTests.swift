@@ -132,7 +132,8 @@ import Testing
     /// A server that sends events to a namespace and never accepts it: past the limit the
     /// connect is given up (held without end before), and an accept that comes after all is left.
     @Test func earlyEventsPastTheLimitGiveTheConnectUp() {
-        var machine = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3, earlyEventLimit: 2)
+        var machine = SocketStateMachine(namespace: "/chat", version: .v5, sendBufferLimit: 3)
+        machine.earlyEventLimit = 2
         _ = machine.connect(engineOpen: false)
         _ = machine.engineOpened(version: .v5, sid: "e1")
         _ = machine.connectSent()
