@@ -154,7 +154,8 @@ public final class FailoverDriver: ConnectionDriver {
             .timedOut(event: event, after: timeout)
         }
         return try await waitingForRoom(upTo: room) { slot in
-            guard !Task.isCancelled else { throw ConnectionError.cancelled }
+            // Cancelled before it asks: nothing sent (in a slot it was let into, it goes, so the slot is used).
+            guard slot != nil || !Task.isCancelled else { throw ConnectionError.cancelled }
             return try await requests.call(deadline: deadline, cancelled: .cancelled) { register in
                 try transmit(.request(name: event, data: payload), holding: slot, waits: room, registering: register)
             }
