@@ -107,6 +107,9 @@ public final class ConnectionKeeper: Sendable {
         observerStream(of: self, \.state, \.observers)
     }
 
+    /// Whether ``stop()`` was called.
+    private var isStopped: Bool { state.withLockedValue { $0.machine.loop == .stopped } }
+
     /// Scans the pool now and returns when every action the scan started has finished.
     public func scan() async {
         await scan(.manual)
@@ -178,6 +181,7 @@ public final class ConnectionKeeper: Sendable {
             }
             guard let action = action(for: snapshot) else { break }
             if case .keep = action { break }
+            guard !isStopped else { break }  // stopped meanwhile: the manager's shutdown takes over
             steps += 1
             if await perform(action, on: snapshot) { next = pool.snapshot(of: id).flatMap { $0.state == snapshot.state ? nil : $0 } }
         }

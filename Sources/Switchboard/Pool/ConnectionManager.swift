@@ -94,15 +94,17 @@ public final class ConnectionManager: Sendable {
 
     /// Stops the keeper, then disconnects and releases every pooled connection (their queued
     /// commands fail with ``ConnectionError/released``). Leases still held keep a released
-    /// connection. Use it before a process or test ends.
+    /// connection. Use it before a process or test ends. It returns once a rule's action the
+    /// keeper had in flight has (a reconnect ends at once: the disconnect abandons its open).
     public func shutdown() async {
         keeper.stop()
         networkWatch.withLockedValue { watch in
             watch?.cancel()
             watch = nil
         }
-        // An action the keeper started before it stopped (a reconnect) ends first: it would
-        // otherwise reconnect what is being released here.
+        // An action the keeper started before it stopped ends first (the disconnects abandon
+        // an open in flight), so none reconnects what is released below.
+        for snapshot in pool.snapshots() { try? await snapshot.connection.disconnect() }
         await keeper.settled()
         for snapshot in pool.snapshots() {
             let connection = snapshot.connection
