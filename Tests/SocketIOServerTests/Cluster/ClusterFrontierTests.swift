@@ -93,4 +93,21 @@ struct ClusterFrontierTests {
         #expect(!DurableSessions.selects(ClusterBroadcastOptions(rooms: ["other"]), rooms: rooms))
         #expect(!DurableSessions.selects(ClusterBroadcastOptions(except: ["stream"]), rooms: rooms))
     }
+
+    /// The journal can hold a row twice (a batch written again after its NOTIFY failed): a
+    /// recovering client gets the event once, and nothing its offset says it had.
+    @Test("a message the frontier passed already is not replayed")
+    func journalRowsHeldTwiceAreReplayedOnce() {
+        let uid = "90ab12cd00112233"
+        func tick(_ number: UInt64) -> ClusterMessage {
+            let packet = ClusterPacket(event: "tick", items: [.number(Double(number))], namespace: "/")
+            return ClusterMessage(uid: uid, namespace: "/", payload: .broadcast(packet: packet, options: ClusterBroadcastOptions(), requestId: nil), sequence: number)
+        }
+        var had = ClusterFrontier()
+        had.advance(uid, to: 1)
+        let replayed = DurableSessions.replay([tick(1), tick(2), tick(2), tick(3), tick(3)], from: had, rooms: []) { event, items, _ in
+            [EngineFrame.message("\(event) \(items.first?.intValue ?? -1)")]
+        }
+        #expect(replayed.map(\.frames) == [[EngineFrame.message("tick 2")], [EngineFrame.message("tick 3")]])
+    }
 }

@@ -40,10 +40,13 @@ struct ClusterFrontier: Sendable, Hashable {
         self.seen = seen
     }
 
-    /// Notes message `sequence` of origin `uid` as delivered.
-    mutating func advance(_ uid: String, to sequence: UInt64) {
+    /// Notes message `sequence` of origin `uid` as delivered; `false` when the frontier had passed it.
+    @discardableResult
+    mutating func advance(_ uid: String, to sequence: UInt64) -> Bool {
         let tag = Self.tag(uid)
-        if sequence > seen[tag] ?? 0 { seen[tag] = sequence }
+        guard sequence > seen[tag] ?? 0 else { return false }
+        seen[tag] = sequence
+        return true
     }
 
     /// Leaves origin `tag` out (``DeliveryOrder/Cursor/forgetQuietOrigins()``).

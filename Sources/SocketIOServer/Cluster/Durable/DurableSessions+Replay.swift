@@ -57,8 +57,9 @@ extension DurableSessions {
         var current = position
         var replayed: [(offset: String, frames: [EngineFrame])] = []
         for message in messages {
-            guard let sequence = message.sequence else { continue }
-            current.advance(message.uid, to: sequence)
+            // One its frontier passed already is left: a row the journal holds twice (a batch
+            // written again after its NOTIFY failed), or one the client had.
+            guard let sequence = message.sequence, current.advance(message.uid, to: sequence) else { continue }
             guard case .broadcast(let packet, let options, nil)? = try? message.payload, !options.isVolatile,
                   let event = packet.event, selects(options, rooms: rooms) else { continue }
             let offset = current.offset
