@@ -164,13 +164,15 @@ struct ConnectionKeeperTests {
         await harness.manager.shutdown()
     }
 
-    @Test func customActionsRunAndAreReported() async throws {
-        struct Ping: ConnectionRule {
-            func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
-                guard snapshot.isOccupied, snapshot.state == .connected else { return nil }
-                return .custom(name: "ping") { connection in try await connection.send("ping", .null) }
-            }
+    /// Pings an occupied, connected connection: a custom action that leaves its state as it was.
+    struct Ping: ConnectionRule {
+        func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
+            guard snapshot.isOccupied, snapshot.state == .connected else { return nil }
+            return .custom(name: "ping") { connection in try await connection.send("ping", .null) }
         }
+    }
+
+    @Test func customActionsRunAndAreReported() async throws {
         let harness = Harness(rules: [Ping()] + ConnectionKeeper.defaultRules)
         // Subscribed first: the scan the lease itself triggers may be the one that pings (the
         // manual scan below then finds the connection claimed and returns before the ping).
@@ -191,12 +193,6 @@ struct ConnectionKeeperTests {
     /// The first rule that applies acts once per scan: a custom action leaves the state as it
     /// was, and was chosen and run again, three times a scan.
     @Test func aCustomActionRunsOncePerScan() async throws {
-        struct Ping: ConnectionRule {
-            func action(for snapshot: ConnectionSnapshot) -> KeeperAction? {
-                guard snapshot.isOccupied, snapshot.state == .connected else { return nil }
-                return .custom(name: "ping") { connection in try await connection.send("ping", .null) }
-            }
-        }
         let harness = Harness(rules: [Ping()] + ConnectionKeeper.defaultRules)
         let lease = try await harness.manager.lease(harness.configuration)
         let connection = try #require(lease.connection as? DriverConnection)
