@@ -48,7 +48,7 @@ extension SocketIOServer {
         public var clock: any Clock<Duration>
         /// The most Engine.IO sessions open at once (Socket.IO and raw ones together); the next
         /// polling handshake is refused with 403 `{"code":4,"message":"Too many sessions"}` (a
-        /// WebSocket one by refusing the upgrade: 400) until one closes. `nil` (the default,
+        /// WebSocket one by refusing the upgrade: 400, with the same body) until one closes. `nil` (the default,
         /// like socket.io's server): no limit.
         public var maxSessions: Int?
         /// Whether a connection's messages are read, decoded and handed to the app's
@@ -71,7 +71,7 @@ extension SocketIOServer {
         public var allowEIO3: Bool
         /// The most sessions open at once from one IP address; the next is refused with 403
         /// `{"code":4,"message":"Too many sessions from this address"}` (a WebSocket upgrade:
-        /// 400). `nil` (the default): no limit.
+        /// 400, with the same body). `nil` (the default): no limit.
         public var maxSessionsPerAddress: Int?
         /// Where broadcasts, rooms and socket queries reach: this process only
         /// (``ServerAdapter/inProcess``, the default) or every server of a cluster

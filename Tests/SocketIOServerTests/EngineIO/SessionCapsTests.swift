@@ -34,6 +34,7 @@ struct SessionCapsTests {
                 return
             }
             #expect(refusal.reply.status == 400, "the refused upgrade")
+            #expect(refusal.reply.text == #"{"code":4,"message":"Too many sessions"}"#, "says why")
 
             _ = try await HTTPClient.post(port: demo.port, "\(Self.polling)&sid=\(first)", body: "1")
             _ = try await demo.events.closeReason(of: first)

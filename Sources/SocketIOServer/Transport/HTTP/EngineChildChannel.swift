@@ -20,8 +20,8 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
         /// Upgraded: the pipeline serves it from here on.
         case webSocket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-        /// An upgrade was asked for and refused: answered with 400.
-        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// An upgrade was asked for and refused: answered with 400 and the reason.
+        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, ServerCore.WebSocketRefusal)
     }
 
     struct Value: ServerChildChannelValue {
@@ -61,16 +61,23 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
             let idleTimeout = self.idleTimeout
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let target = NIOLoopBoundBox<ServerCore.WebSocketTarget?>(nil, eventLoop: channel.eventLoop)
+            let refusal = NIOLoopBoundBox<ServerCore.WebSocketRefusal?>(nil, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: WebSocketMessageAssembler.decoderFrameLimit(forMessagesUpTo: core.environment.configuration.maxPayload),
                 shouldUpgrade: { channel, head in
                     upgradeAttempted.value = true
-                    guard let request = try? HTTPRequest(head, secure: false, splitCookie: false),
-                          let decided = core.webSocketTarget(for: request, channel: channel) else {
+                    guard let request = try? HTTPRequest(head, secure: false, splitCookie: false) else {
+                        refusal.value = ServerCore.WebSocketRefusal(error: .badRequest)
                         return channel.eventLoop.makeSucceededFuture(nil)
                     }
-                    target.value = decided
-                    return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                    switch core.webSocketTarget(for: request, channel: channel) {
+                    case .success(let decided):
+                        target.value = decided
+                        return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                    case .failure(let refused):
+                        refusal.value = refused
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
@@ -94,7 +101,8 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
                         )
-                        return upgradeAttempted.value ? .failedUpgrade(http) : .notUpgraded(http)
+                        guard upgradeAttempted.value else { return .notUpgraded(http) }
+                        return .failedUpgrade(http, refusal.value ?? ServerCore.WebSocketRefusal(error: .badRequest))
                     }
                 }
             )
@@ -128,9 +136,9 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
                 }
             case .notUpgraded(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
-            case .failedUpgrade(let http):
-                logger.debug("WebSocket upgrade refused")
-                await Self.refuseUpgrade(http, logger: logger)
+            case .failedUpgrade(let http, let refusal):
+                logger.debug("WebSocket upgrade refused", metadata: ["engineio.error": "\(refusal.error.rawValue)"])
+                await Self.refuseUpgrade(http, refusal, logger: logger)
             }
         } catch let error as ChannelError where error == .inputClosed {
             logger.trace("the connection closed before its request")
@@ -140,12 +148,17 @@ struct EngineChildChannel: ServerChildChannel, HTTPChannelHandler {
         unfinished.finished(id)
     }
 
-    /// 400 with no body, and the connection closed.
-    private static func refuseUpgrade(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
+    /// 400 with the JS server's JSON error, and the connection closed.
+    private static func refuseUpgrade(
+        _ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, _ refusal: ServerCore.WebSocketRefusal, logger: Logger
+    ) async {
         do {
             try await http.executeThenClose { _, outbound in
-                let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
-                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                let body = ByteBuffer(string: refusal.error.body(message: refusal.message))
+                let head = HTTPResponse(status: .badRequest, headerFields: [
+                    .connection: "close", .contentType: "application/json", .contentLength: "\(body.readableBytes)",
+                ])
+                try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
             }
         } catch {
             logger.trace("could not answer a refused upgrade", metadata: ["error.type": "\(error)"])

@@ -58,8 +58,12 @@ struct EngineQuery: Sendable {
     func response(headers: HTTPFields = [:], message: String? = nil) -> Response {
         var headers = headers
         headers[.contentType] = "application/json"
-        let body = #"{"code":\#(rawValue),"message":"\#(message ?? self.message)"}"#
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body(message: message))))
+    }
+
+    /// `{"code":…,"message":…}`, with `message` in place of the standard one when given.
+    func body(message: String? = nil) -> String {
+        #"{"code":\#(rawValue),"message":"\#(message ?? self.message)"}"#
     }
 }
 

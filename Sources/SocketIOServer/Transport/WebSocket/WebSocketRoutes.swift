@@ -17,13 +17,21 @@ extension ServerCore {
         case plain(RequestInfo)
     }
 
+    /// A refused WebSocket upgrade: answered 400 (as socket.io's server answers every refused
+    /// upgrade) with the JS server's `{"code":n,"message":"…"}` body, so a WebSocket-only client
+    /// learns why (a revision the server does not speak, a session cap, an unknown `sid`).
+    struct WebSocketRefusal: Error, Sendable, Hashable {
+        var error: EngineHTTPError
+        var message: String?
+    }
+
     /// Decides a WebSocket upgrade: a WebSocket-only Engine.IO session, the upgrade of a polling
-    /// session (with its `sid`), or the plain endpoint; `nil` refuses it (400).
-    func webSocketTarget(for head: HTTPRequest, channel: any Channel) -> WebSocketTarget? {
+    /// session (with its `sid`), or the plain endpoint.
+    func webSocketTarget(for head: HTTPRequest, channel: any Channel) -> Result<WebSocketTarget, WebSocketRefusal> {
         let configuration = environment.configuration
         let (path, rawQuery) = EngineQuery.split(head.path ?? "/")
         let cors = CORSDecision(policy: configuration.allowedOrigins, origin: head.headerFields[.origin])
-        if case .refuse = cors { return nil }
+        if case .refuse = cors { return .failure(WebSocketRefusal(error: .forbidden)) }
         let query = EngineQuery(rawQuery)
         let request = RequestInfo(
             headers: Self.headerDictionary(head),
@@ -34,23 +42,28 @@ extension ServerCore {
         )
         if let mount = mount(for: path) {
             // The JS server accepts a wrong EIO and then drops the socket; a 400 says more.
-            guard let version = query.version(allowEIO3: configuration.allowEIO3), query.transport == "websocket",
-                  configuration.transports.contains(.websocket) else {
-                return nil
+            guard query.transport == "websocket", configuration.transports.contains(.websocket) else {
+                return .failure(WebSocketRefusal(error: .unknownTransport))
+            }
+            guard let version = query.version(allowEIO3: configuration.allowEIO3) else {
+                return .failure(WebSocketRefusal(error: .unsupportedProtocolVersion))
             }
             if let sid = query.sid {
-                guard let session = sessions[sid], session.mount == mount, session.version == version, session.canUpgrade else { return nil }
-                return .upgrade(session)
+                guard let session = sessions[sid], session.mount == mount else {
+                    return .failure(WebSocketRefusal(error: .unknownSession))
+                }
+                guard session.version == version, session.canUpgrade else { return .failure(WebSocketRefusal(error: .badRequest)) }
+                return .success(.upgrade(session))
             }
-            // A session cap refuses it: the upgrade is refused (400 with no body; a polling
-            // handshake gets the JSON 403).
-            if sessions.admits(address: request.address, limits: sessionLimits) != nil { return nil }
-            return .session(request, mount: mount, version: version, base64: query.parameters["b64"] == "1")
+            if let refusal = sessions.admits(address: request.address, limits: sessionLimits) {
+                return .failure(WebSocketRefusal(error: .forbidden, message: refusal.message))
+            }
+            return .success(.session(request, mount: mount, version: version, base64: query.parameters["b64"] == "1"))
         }
         if let plainPath = configuration.plainWebSocketPath, path == plainPath {
-            return .plain(request)
+            return .success(.plain(request))
         }
-        return nil
+        return .failure(WebSocketRefusal(error: .badRequest))
     }
 
     /// Serves an upgraded connection from its handlers: the writer at the front of the
