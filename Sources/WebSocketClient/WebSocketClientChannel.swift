@@ -112,7 +112,8 @@ package final class WebSocketClientChannel: Sendable {
         let configuration = self.configuration
         let reporter = self.reporter
         let maxMessageSize = configuration.maxMessageSize
-        let upgrader = NIOTypedWebSocketClientUpgrader<Void>(
+        // The upgrade's result says whether the server switched protocols.
+        let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(
             maxFrameSize: WebSocketMessageAssembler.decoderFrameLimit(forMessagesUpTo: maxMessageSize),
             // The frame handler answers the decoder's errors itself (a close with the status, and
             // the end reported as the protocol violation it is, not as a clean close).
@@ -124,6 +125,7 @@ package final class WebSocketClientChannel: Sendable {
                         reporter: reporter,
                         onPong: { [weak self] data, channel in self?.pongReceived(data, on: channel) }
                     ))
+                    return true
                 }
             }
         )
@@ -131,23 +133,29 @@ package final class WebSocketClientChannel: Sendable {
         headers.add(name: "Host", value: configuration.address.hostHeader)
         for (name, value) in configuration.headers { headers.add(name: name, value: value) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: configuration.target, headers: headers)
-        let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Void>(
+        let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Bool>(
             upgradeRequestHead: head,
             upgraders: [upgrader],
-            notUpgradingCompletionHandler: { channel in
-                reporter.end(.failed(.upgradeRefused))
-                return channel.close()
-            }
+            // The refusal is reported once its body is read (below).
+            notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(false) }
         )
         // Servers often send their first message in the same TCP read as the 101 response;
         // NIO drops such bytes unless told to forward them.
         var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: upgrade)
         pipeline.leftOverBytesStrategy = .forwardBytes
         let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+        let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Bool>.self)
+        let refusal = UpgradeRefusalHandler { [weak channel] status, body in
+            reporter.end(.failed(.upgradeRefused(status: status, body: body)))
+            channel?.close(promise: nil)
+        }
+        try channel.pipeline.syncOperations.addHandler(refusal, position: .before(upgradeHandler))
         upgraded.whenComplete { [self] result in
             switch result {
-            case .success:
+            case .success(true):
                 upgradeCompleted(on: channel)
+            case .success(false):
+                return  // refused: reported by `refusal`
             case .failure(let error):
                 reporter.end(.failed(.handshakeFailed("\(error)")))
                 channel.close(promise: nil)

@@ -169,7 +169,7 @@ final class Engine: Sendable {
         // The upgrade carries the cookies polling got (a sticky balancer routes it with them).
         let headers = config.headers + (config.cookies?.header.map { [("Cookie", $0)] } ?? [])
         return WebSocketTransport(
-            endpoint: config.endpoint, uri: uri, headers: headers, version: config.version,
+            endpoint: config.endpoint, uri: uri, handshake: sid == nil, headers: headers, version: config.version,
             maxMessageSize: config.maxInboundMessageSize, trustRoots: config.trustRoots, network: config.network,
             eventLoop: config.eventLoop
         ) { [weak self] event in

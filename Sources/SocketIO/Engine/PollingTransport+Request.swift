@@ -31,22 +31,9 @@ extension PollingTransport {
             request, maxBodySize: options.maxMessageSize, timeout: method == .GET ? .hours(1) : .seconds(60))
         let text = String(buffer: response.body)
         guard response.status == .ok else {
-            throw PollingFailure(classify(status: response.status, body: text, handshake: sid == nil))
+            throw PollingFailure(.refused(status: Int(response.status.code), body: text, handshake: sid == nil, tried: options.version))
         }
         return text
-    }
-
-    /// Turns a failed handshake into the reason the engine acts on (version mismatch, refusal).
-    private func classify(status: HTTPResponseStatus, body: String, handshake: Bool) -> EngineCloseReason {
-        let detail = "HTTP \(status.code) \(body.prefix(200))"
-        guard handshake else { return .transportError(detail) }
-        if status == .unauthorized { return .handshakeRefused(body) }
-        let lower = body.lowercased()
-        if status == .badRequest && (lower.contains("unsupported version") || lower.contains("unsupported protocol version")
-            || lower.contains("\"code\":5")) {
-            return .unsupportedVersion(tried: options.version, serverSpeaks: nil, detail: detail)
-        }
-        return .transportError(detail)
     }
 
     /// A short random cache buster, like socket.io's `t` parameter.

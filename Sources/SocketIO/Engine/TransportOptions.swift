@@ -16,8 +16,10 @@ public enum EngineIOVersionChoice: Sendable, Hashable {
     /// Only this revision; a server that does not speak it gives
     /// ``SocketIOError/versionMismatch(client:server:)``.
     case exactly(EngineIOVersion)
-    /// Try v4; when the server refuses it, retry with v3. Detection needs polling: with
-    /// WebSocket only, `.auto` speaks v4.
+    /// Try v4; when the server refuses it, retry with v3. With WebSocket only, the refusal is
+    /// the upgrade's 400 and its body (python-socketio 4.x, or a socket.io server that speaks
+    /// v3 only); a server that does not check the revision (socket.io 2.x) is found out only over
+    /// polling (its handshake comes back in v3's payload format).
     case auto
 
     /// Engine.IO v4 (socket.io 3.x/4.x servers).

@@ -15,9 +15,11 @@ final class WebSocketTransport: EngineTransport {
     private let channel = NIOLockedValueBox<WebSocketClientChannel?>(nil)
 
     /// Starts connecting to `uri` on `endpoint`; `handler` hears every packet and, once, the end.
+    /// `handshake`: the WebSocket opens the session (WebSocket only), rather than upgrading one.
     init(
         endpoint: EngineEndpoint,
         uri: String,
+        handshake: Bool,
         headers: [(String, String)],
         version: EngineIOVersion,
         maxMessageSize: Int,
@@ -49,6 +51,9 @@ final class WebSocketTransport: EngineTransport {
                 }
             case .ended(.closed):
                 reporter.end(.transportClose)
+            case .ended(.failed(.upgradeRefused(let status, let body))):
+                // Refused before a session existed (WebSocket only), it may name the reason.
+                reporter.end(.refused(status: status, body: body, handshake: handshake, tried: version))
             case .ended(.failed(let failure)):
                 reporter.end(.transportError(failure.description))
             }

@@ -72,4 +72,22 @@ struct ProtocolV3AgainstOurServerTests {
         await manager.close()
         await harness.stop()
     }
+
+    /// WebSocket only, a revision the server does not serve is refused with the upgrade's 400,
+    /// whose body says so: a typed error at once, not a reconnection loop.
+    @Test func aRevisionTheServerDoesNotServeOverWebSocketOnly() async throws {
+        let harness = try await EmbeddedHarness.start()
+        var configuration = Manager.Configuration()
+        configuration.version = .v3
+        configuration.transports = [.websocket]
+        configuration.connectTimeout = .seconds(30)
+        let manager = try Manager(url: harness.url, configuration: configuration)
+        let root = manager.socket(namespace: "/")
+        await #expect(throws: SocketIOError.versionMismatch(client: .v3, server: .v4)) {
+            try await withTimeout(20, "the refused connect") { try await root.connect() }
+        }
+        #expect(!root.active, "no reconnection follows")
+        await manager.close()
+        await harness.stop()
+    }
 }

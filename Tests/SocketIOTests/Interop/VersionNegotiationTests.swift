@@ -22,16 +22,34 @@ struct VersionNegotiationTests {
         await manager.close()
     }
 
+    /// WebSocket only, the refusal is the upgrade's 400 and its body: `.auto` reads it too.
+    @Test func autoOverWebSocketOnlyFallsBackToV3() async throws {
+        guard let server = try await SharedPeers.shared.peer(.v3) else { return }
+        var configuration = Manager.Configuration()
+        configuration.version = .auto
+        configuration.transports = [.websocket]
+        configuration.connectTimeout = .seconds(10)
+        let manager = try Manager(url: URL(string: server.url)!, configuration: configuration)
+        let socket = manager.socket()
+        try await withTimeout(15, "auto connect over WebSocket") { try await socket.connect() }
+        #expect(manager.engineIOVersion == .v3)
+        #expect(try await socket.emitWithAck("ack", "ws") == ["ws"])
+        await manager.close()
+    }
+
     @Test(arguments: [
-        (PythonPeer.Kind.v3, EngineIOVersion.v4, EngineIOVersion.v3),
-        (.v5, .v3, .v4),
+        (PythonPeer.Kind.v3, EngineIOVersion.v4, EngineIOVersion.v3, [EngineTransportKind.polling, .websocket]),
+        (.v5, .v3, .v4, [.polling, .websocket]),
+        (.v3, .v4, .v3, [.websocket]),
+        (.v5, .v3, .v4, [.websocket]),
     ])
     func aForcedVersionTheServerDoesNotSpeakIsATypedError(
-        _ peer: PythonPeer.Kind, _ forced: EngineIOVersion, _ server: EngineIOVersion
+        _ peer: PythonPeer.Kind, _ forced: EngineIOVersion, _ server: EngineIOVersion, _ transports: [EngineTransportKind]
     ) async throws {
         guard let peerServer = try await SharedPeers.shared.peer(peer) else { return }
         var configuration = Manager.Configuration()
         configuration.version = .exactly(forced)
+        configuration.transports = transports
         configuration.connectTimeout = .seconds(5)
         let manager = try Manager(url: URL(string: peerServer.url)!, configuration: configuration)
         let socket = manager.socket()
