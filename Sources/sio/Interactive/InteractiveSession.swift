@@ -153,12 +153,12 @@ struct InteractiveSession {
                 console.print("· already connected as \(id)")
                 return .next
             }
-            start { [socket, console] in
-                do throws(SocketIOError) {
-                    try await socket.connect()
+            start { [socket, manager, console] in
+                do {
+                    try await socket.connectFirstAttempt(on: manager)
                 } catch {
-                    let message = Task.isCancelled ? "stopped waiting (ctrl-C); the socket keeps trying" : "\(error)"
-                    console.print(SessionOutput.error("connect: \(message)"))
+                    let message = Task.isCancelled ? "stopped waiting (ctrl-C)" : "\(error)"
+                    console.print(SessionOutput.error("connect: \(message); the socket keeps trying (disconnect stops it)"))
                 }
             }
         case .disconnect:

@@ -73,23 +73,7 @@ struct ConnectionOptions: ParsableArguments {
     /// Connects, turning failures into one-line errors. The first failed attempt ends the
     /// command: the manager would otherwise go on retrying (it does, once connected).
     func connect(_ socket: Socket, manager: Manager) async throws {
-        let managerEvents = manager.events
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    try await socket.connect()
-                } catch {
-                    throw CLIError("\(error)")
-                }
-            }
-            group.addTask {
-                for await event in managerEvents {
-                    if case .error(let message) = event { throw CLIError(message) }
-                }
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
+        try await socket.connectFirstAttempt(on: manager)
     }
 }
 

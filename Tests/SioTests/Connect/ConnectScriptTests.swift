@@ -1,4 +1,5 @@
 import Foundation
+import SocketIOServer
 import SwitchboardTestSupport
 import Testing
 
@@ -55,6 +56,35 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("namespace /, Engine.IO v4, websocket;"))
         #expect(result.stdout.contains("↩ [1]"))  // the last line needs no newline
+    }
+
+    /// A `connect` line waits for one attempt: with the server gone, its failure is printed and
+    /// the script goes on (it waited for good, and the script's `quit` never ran).
+    @Test func aConnectLineWhileTheServerIsAwayEndsAtTheFirstFailure() async throws {
+        guard let sio = SioBinary.orSkip("aConnectLineWhileTheServerIsAwayEndsAtTheFirstFailure") else { return }
+        let (environment, home) = try ChildProcess.isolatedEnvironment()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let script = try ScriptPipe()
+        defer { script.close() }
+        let child = try await EmbeddedDemoServer.with { server, url in
+            let child = try BackgroundChild(sio, ["connect", url.absoluteString], environment: environment, stdin: script.path)
+            _ = try await child.line(containing: "connected to", onStdout: true, within: 30)
+            await server.stop()  // gone: nothing listens on its port any more
+            return child
+        }
+        var exited = false
+        defer {
+            if !exited { child.signal(SIGKILL) }  // a failed expectation leaves no process behind
+            child.remove()
+        }
+        try script.write("disconnect")
+        try script.write("connect")
+        let failure = try await child.line(containing: "error: connect:", onStdout: true, within: 30)
+        #expect(failure.contains("the socket keeps trying"))
+        try script.write("quit")
+        let status = try await withTimeout(30, "sio connect quits") { await child.exit() }
+        exited = true
+        #expect(status == 0, "stdout: \(child.stdout) stderr: \(child.stderr)")
     }
 
     @Test func aConnectionFailureIsOneLineAndANonZeroExit() async throws {

@@ -14,15 +14,16 @@ final class BackgroundChild: Sendable {
     let pid: pid_t
     private let directory: URL
 
-    /// Starts `executable`; stop it with ``signal(_:)`` and ``exit()``, then ``remove()``.
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `executable`; stop it with ``signal(_:)`` and ``exit()``, then ``remove()``. Its
+    /// standard input is empty, or `stdin` (a ``ScriptPipe``'s path, to write to it as it runs).
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sio-bg-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data().write(to: directory.appendingPathComponent("stdin"))
         let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         pid = try ChildProcess.spawn(
             executable, [executable] + arguments, environment: environment,
-            stdin: directory.appendingPathComponent("stdin").path,
+            stdin: stdin ?? directory.appendingPathComponent("stdin").path,
             stdout: directory.appendingPathComponent("stdout").path,
             stderr: directory.appendingPathComponent("stderr").path
         )
@@ -31,15 +32,17 @@ final class BackgroundChild: Sendable {
     var stdout: String { (try? String(contentsOf: directory.appendingPathComponent("stdout"), encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOf: directory.appendingPathComponent("stderr"), encoding: .utf8)) ?? "" }
 
-    /// Waits until standard error has a line containing `text` (the child writes it once, when
-    /// ready; there is no other channel to hear it on), and returns that line.
-    func line(containing text: String, within seconds: Double) async throws -> String {
+    /// Waits until standard error (or standard output, with `onStdout`) has a line containing
+    /// `text` (the child writes it once, when ready; there is no other channel to hear it on),
+    /// and returns that line.
+    func line(containing text: String, onStdout: Bool = false, within seconds: Double) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
-            if let line = stderr.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let output = onStdout ? stdout : stderr
+            if let line = output.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             try await Task.sleep(for: .milliseconds(20))  // a poll of a file, not a guess at timing
         }
-        throw ChildProcessError("no line containing \(text) within \(seconds) s; stderr: \(stderr)")
+        throw ChildProcessError("no line containing \(text) within \(seconds) s; stdout: \(stdout) stderr: \(stderr)")
     }
 
     /// Waits until standard error has `count` lines containing `text`.
@@ -69,5 +72,30 @@ final class BackgroundChild: Sendable {
 
     func remove() {
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A named pipe a test writes a child's standard input through, line by line as the child runs.
+/// Held open for reading and writing, so the child's open of it does not block, and the child
+/// reads the end of its input when the pipe is closed.
+final class ScriptPipe: Sendable {
+    let path: String
+    private let handle: FileHandle
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("sio-pipe-\(UUID().uuidString.prefix(8))").path
+        guard mkfifo(path, 0o600) == 0 else { throw ChildProcessError("mkfifo \(path): errno \(errno)") }
+        let descriptor = open(path, O_RDWR)
+        guard descriptor >= 0 else { throw ChildProcessError("open \(path): errno \(errno)") }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    func write(_ line: String) throws {
+        try handle.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    func close() {
+        try? handle.close()
+        unlink(path)
     }
 }
