@@ -88,9 +88,13 @@ extension ReliableChannels {
         case .deliver(let channelID, let handlers, let delivered):
             (id, channel, receipt) = (channelID, handlers, delivered)
         }
-        // Acknowledged once handled (flow control: see the type's notes), after the answer.
+        // One handler at a time per channel, also when its client moved it to another link
+        // while this one's handler still ran. Acknowledged once handled (flow control: see the
+        // type's notes), after the answer.
+        await handlerTurns.take(id)
         let answer = await handle(envelope, on: id, by: channel)
         let handled = transition { $0.handled(receipt, channel: id, on: link.id, answer: answer) }
+        handlerTurns.give(id)
         drain(handled.drain)
         if handled.armAckTimer { armAckTimer(id) }
         return true

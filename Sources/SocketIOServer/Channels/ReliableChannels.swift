@@ -32,7 +32,8 @@ import SwitchboardCore
 ///
 /// Flow control: a transport's reader handles acknowledgements and resumes at once and queues
 /// events and requests for one handler task per transport, which runs them in order; a message
-/// is acknowledged once its handler has returned. So a client can have at most its window of
+/// is acknowledged once its handler has returned. A channel's handlers run one at a time also
+/// across a move to another transport (the new one's task waits for the old one's handler). So a client can have at most its window of
 /// messages waiting here, and a handler that waits for room to answer
 /// (``ReliableChannel/send(_:_:waitingUpTo:)``) never holds up the acknowledgements that make
 /// the room.
@@ -78,6 +79,8 @@ public final class ReliableChannels: Sendable {
     /// Senders waiting for room in a full window, by the token the machine gave them: woken when
     /// a transition says so (an acknowledgement, a resume) or by their deadline.
     let roomWaits = PendingReplies<Int, Void, ReliableChannelError>()
+    /// Whose turn it is to hand each channel's next message to the app.
+    let handlerTurns = HandlerTurns()
 
     /// Serves channels on `server`: over Socket.IO at `namespace` at once, over plain WebSocket
     /// through ``serve(_:)``. `maxChannels` bounds the channels held (see above), `expiry` how
