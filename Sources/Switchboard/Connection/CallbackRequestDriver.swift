@@ -24,7 +24,7 @@ extension ConnectionDriver {
     /// is the request's only one. Any other driver gets a task and what is left of the deadline
     /// as its `timeout`.
     func start(
-        _ request: DriverConnectionStateMachine<some Sendable, some Sendable>.DriverRequest,
+        _ request: CommandLane<some Sendable>.DriverRequest,
         complete: @escaping @Sendable (Result<Response, ConnectionError>) -> Void
     ) -> @Sendable () -> Void {
         if let driver = self as? any CallbackRequestDriver {

@@ -129,13 +129,13 @@ public final class DriverConnection: Connection {
 
     /// How many commands wait in the offline queue.
     public var queuedCommandCount: Int {
-        read(\.queue.count)
+        read(\.commands.queue.count)
     }
 
     /// How many commands wait in the offline queue: now, then after every change, until the
     /// connection is released (for an "3 messages waiting" indicator).
     public func queuedCommandCounts() -> AsyncStream<Int> {
-        observerStream(of: self, \.inner, \.queueObservers) { $0.queue.count }
+        observerStream(of: self, \.inner, \.commands.queueObservers) { $0.commands.queue.count }
     }
 
     /// The state machine, with this connection's waiters.

@@ -3,9 +3,9 @@ import SwitchboardCore
 import SocketIOProtocol
 
 /// Everything a ``DriverConnection`` keeps, as one value: the lifecycle
-/// (``ConnectionStateMachine``), the offline queue, the requests from their call until their
-/// answer, the `connect()` callers, the one lane of driver operations (opens and closes run one
-/// after the other), and the observers. One `mutating func` per event, each returning what the
+/// (``ConnectionStateMachine``), the commands (``CommandLane``: the offline queue, its flush, the
+/// requests from their call until their answer), the `connect()` callers, the one lane of driver
+/// operations (opens and closes run one after the other), and the observers. One `mutating func` per event, each returning what the
 /// owner does after its lock is released: resume a caller, start a driver operation, fail requests.
 ///
 /// Generic over `Waiter` (what a `connect()` or queued `send` caller waits on) and `Done` (what a
@@ -15,36 +15,6 @@ import SocketIOProtocol
 /// Observers are yielded to inside the transitions: a yield runs no user code, and yielding in
 /// the transition keeps every observer's view in the order the changes happened.
 struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable {
-    /// A command waiting in the offline queue.
-    enum QueuedCommand: Sendable {
-        /// A send; its caller waits on the waiter until it was handed to the driver.
-        case send(String, JSONValue, Waiter)
-        /// A request; its payload and deadline are in ``requests``.
-        case request
-    }
-
-    /// A request from the call until its caller is answered.
-    struct PendingRequest: Sendable {
-        let event: String
-        let payload: JSONValue
-        let timeout: Duration
-        let stopwatch: Timeline
-        /// Set once handed to the driver: from then on a transport drop fails it.
-        var inFlight = false
-        /// Ends the driver's part (cancels its task, or tells a ``CallbackRequestDriver``),
-        /// called when the request ends first.
-        var endDriverRequest: (@Sendable () -> Void)?
-    }
-
-    /// A request handed to the driver: what to send and with how much of its deadline left.
-    struct DriverRequest: Sendable {
-        let id: UInt64
-        let event: String
-        let payload: JSONValue
-        let timeout: Duration
-        let remaining: Duration
-    }
-
     /// A driver operation; they run one at a time, in the order they were asked for.
     enum DriverJob: Sendable {
         case open(ConnectionStateMachine.Attempt)
@@ -61,12 +31,10 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
         case closing
     }
 
-    // The commands (queue, flush, requests) are changed by the transitions in +Commands only.
     private(set) var lifecycle = ConnectionStateMachine()
-    var queue: CommandQueue<QueuedCommand>
-    /// Whether a flush is running the queue (at most one does, so order holds).
-    var flushing = false
-    var requests: [UInt64: PendingRequest] = [:]
+    /// The queue, the flush and the requests; changed by the inputs in +Commands (and here by
+    /// the disconnect, the release and a transport drop).
+    var commands: CommandLane<Waiter>
     private(set) var connectWaiters: [UInt64: (attempt: ConnectionStateMachine.Attempt, waiter: Waiter)] = [:]
     private(set) var lane: DriverLane = .idle
     private(set) var jobs: Deque<DriverJob> = []
@@ -79,10 +47,9 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     var subscribers = KeyedObserverSets<String, JSONValue>()
     var requestSubscribers = KeyedObserverSets<String, IncomingRequest>()
     var stateObservers = ObserverSet<ConnectionState>()
-    var queueObservers = ObserverSet<Int>()
 
     init(queueLimit: Int) {
-        queue = CommandQueue(limit: queueLimit)
+        commands = CommandLane(queueLimit: queueLimit)
     }
 
     /// The public state.
@@ -226,7 +193,7 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
                 result.waiters = takeConnectWaiters(for: abandoned)
                 result.cancelOpen = abandon(abandoned)
             }
-            result.lost = takeInFlightRequests()
+            result.lost = commands.takeInFlightRequests()
             result.run = schedule(.close(keepingSession: keepingSession, done: done))
             result.closing = true
             return result
@@ -256,12 +223,10 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
     /// `release()`: only from `disconnected`; `done` hears when the driver closed.
     mutating func release(done: Done) throws(ConnectionError) -> Releasing {
         try lifecycle.release()
-        let queued = queue.removeAll().map(\.command)
-        if !queued.isEmpty { queueObservers.yield(queue.count) }
-        defer { requests = [:] }
+        let (queued, requests) = commands.takeAll()
         return Releasing(
             queued: queued, requests: requests, streams: subscribers.takeAll(), requestStreams: requestSubscribers.takeAll(),
-            observers: stateObservers.takeAll(), queueObservers: queueObservers.takeAll(),
+            observers: stateObservers.takeAll(), queueObservers: commands.queueObservers.takeAll(),
             run: schedule(.close(keepingSession: false, done: done))
         )
     }
@@ -300,13 +265,7 @@ struct DriverConnectionStateMachine<Waiter: Sendable, Done: Sendable>: Sendable 
             return nil
         case .moved:
             lastError = reason
-            return takeInFlightRequests()
+            return commands.takeInFlightRequests()
         }
-    }
-
-    private mutating func takeInFlightRequests() -> [UInt64: PendingRequest] {
-        let inFlight = requests.filter { $0.value.inFlight }
-        for key in inFlight.keys { requests.removeValue(forKey: key) }
-        return inFlight
     }
 }

@@ -119,7 +119,7 @@ import Testing
         _ = try machine.disconnect(keepingSession: false, done: "d")
         #expect(try machine.sendDirectly() == false)
         #expect(try machine.enqueueSend(machine.makeID(), "a", 1, waiter: "s") == false, "no flush while disconnected")
-        #expect(machine.queue.count == 1)
+        #expect(machine.commands.queue.count == 1)
     }
 
     @Test func theQueueRefusesPastItsLimit() throws {
@@ -135,7 +135,7 @@ import Testing
         let id = machine.makeID()
         _ = try machine.enqueueSend(id, "a", 1, waiter: "s")
         #expect(machine.cancelSend(id) == "s")
-        #expect(machine.queue.isEmpty)
+        #expect(machine.commands.queue.isEmpty)
         #expect(machine.cancelSend(id) == nil)
     }
 
@@ -166,7 +166,7 @@ import Testing
         _ = machine.openFinished(attempt, recovered: nil, failure: nil)
         guard case .send(first, _, _, _) = machine.nextFlushStep() else { Issue.record("expected the first send"); return }
         #expect(machine.sendRefused(first, "first", 1, waiter: "s1") == nil, "kept")
-        #expect(machine.queue.count == 2)
+        #expect(machine.commands.queue.count == 2)
         guard case .send(first, _, _, "s1") = machine.nextFlushStep() else { Issue.record("the refused send runs first"); return }
     }
 
@@ -185,7 +185,7 @@ import Testing
         let releasing = try machine.release(done: "r")
         #expect(releasing.queued.isEmpty, "the flush holds the send")
         #expect(machine.sendRefused(send, "first", 1, waiter: "s1") == "s1")
-        #expect(machine.queue.count == 0)
+        #expect(machine.commands.queue.count == 0)
     }
 
     // MARK: - Requests
@@ -197,7 +197,7 @@ import Testing
         clock.advance(by: .seconds(2))
         guard case .direct(let carried) = try machine.request(id, request) else { Issue.record("expected direct"); return }
         #expect(carried.remaining == .seconds(3), "the deadline counts from the call")
-        #expect(machine.requests[id]?.inFlight == true)
+        #expect(machine.commands.requests[id]?.inFlight == true)
     }
 
     @Test func aQueuedRequestWhoseDeadlinePassedExpiresInTheFlush() throws {
@@ -210,7 +210,7 @@ import Testing
         guard case .expired(id, .timedOut(event: "ack", after: .seconds(1))) = machine.nextFlushStep() else {
             Issue.record("expected the expiry"); return
         }
-        #expect(machine.requests[id] == nil)
+        #expect(machine.commands.requests[id] == nil)
     }
 
     @Test func anAnsweredRequestLeavesOnceAndItsDriverPartIsHandedBack() throws {
@@ -233,9 +233,9 @@ import Testing
         var machine = Machine(queueLimit: 10)
         let id = machine.makeID()
         _ = try machine.request(id, pending("ack"))
-        #expect(machine.queue.count == 1)
+        #expect(machine.commands.queue.count == 1)
         #expect(machine.finishRequest(id) != nil)
-        #expect(machine.queue.isEmpty)
+        #expect(machine.commands.queue.isEmpty)
     }
 
     @Test func aTransportDropFailsOnlyTheRequestsTheDriverCarries() throws {
@@ -270,7 +270,7 @@ import Testing
         #expect(releasing.queued.count == 2)
         #expect(Set(releasing.requests.keys) == [request])
         guard case .close(false, "r")? = releasing.run else { Issue.record("expected the close"); return }
-        #expect(machine.queue.isEmpty && machine.requests.isEmpty)
+        #expect(machine.commands.queue.isEmpty && machine.commands.requests.isEmpty)
         #expect(throws: ConnectionError.released) { try machine.release(done: "again") }
         #expect(throws: ConnectionError.released) { try machine.sendDirectly() }
     }
