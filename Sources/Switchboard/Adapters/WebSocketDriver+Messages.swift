@@ -151,7 +151,8 @@ extension WebSocketDriver: CallbackRequestDriver {
             requests.add(id) { complete($0.mapError { $0.error(event: event, timeout: timeout) }) }
         }
         guard let id else {
-            complete(.failure(WebSocketDriverError.notOpen))
+            // Nothing written: the connection keeps the request for its next connection.
+            complete(.failure(DriverError.notConnected))
             return {}
         }
         return { [weak self] in self?.settle(id, .failure(.cancelled)) }

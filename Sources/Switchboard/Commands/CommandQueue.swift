@@ -31,11 +31,14 @@ struct CommandQueue<Command: Sendable>: Sendable {
         order.append(id)
     }
 
-    /// Puts `command` back at the front (it was taken to run, and the transport refused it):
-    /// it runs first when the connection is back. Never refused for the limit: it held a place.
+    /// Puts `command` back (it was taken to run, and the transport refused it before sending):
+    /// ahead of every command with a greater id, so with ids given in the order the commands
+    /// were made, commands refused together run again in that order, before newer ones. Never
+    /// refused for the limit: it held a place, or was on its way to the driver.
     mutating func putBack(_ command: Command, id: UInt64) {
         live[id] = command
-        order.prepend(id)
+        // Refused commands are the oldest: the place is found at once, or after a few.
+        order.insert(id, at: order.firstIndex { $0 > id } ?? order.endIndex)
     }
 
     /// The oldest command still waiting, removed from the queue.

@@ -9,15 +9,33 @@ protocol CallbackRequestDriver: ConnectionDriver {
     /// Sends one event that asks for a reply. `complete` hears the reply or the failure exactly
     /// once, never under the driver's locks — also after the returned closure ended the
     /// request (then with a failure the connection ignores). `timeout` is the caller's, for
-    /// error messages only.
+    /// error messages only. When the transport is down and nothing was written, `complete`
+    /// hears ``DriverError/notConnected`` before this returns: the connection keeps the request
+    /// for the next connection.
     func startRequest(
         _ event: String, _ payload: JSONValue, timeout: Duration,
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void
 }
 
+/// How a request handed to a driver ended.
+enum DriverRequestEnd: Sendable {
+    /// Answered, or failed (the error as its caller hears it).
+    case finished(Result<Response, ConnectionError>)
+    /// Refused with ``DriverError/notConnected``: nothing was written, so it can go again.
+    case refused
+
+    init(_ result: Result<Response, any Error>) {
+        switch result {
+        case .success(let response): self = .finished(.success(response))
+        case .failure(DriverError.notConnected): self = .refused
+        case .failure(let error): self = .finished(.failure(ConnectionError(driverFailure: error)))
+        }
+    }
+}
+
 extension ConnectionDriver {
-    /// Hands `request` to the driver; `complete` hears its outcome once. Returns what ends the
+    /// Hands `request` to the driver; `complete` hears its end once. Returns what ends the
     /// driver's part (when the request's deadline passes or its caller is cancelled first).
     ///
     /// A ``CallbackRequestDriver`` takes it as it is: the deadline in the connection's replies
@@ -25,18 +43,18 @@ extension ConnectionDriver {
     /// as its `timeout`.
     func start(
         _ request: CommandLane<some Sendable>.DriverRequest,
-        complete: @escaping @Sendable (Result<Response, ConnectionError>) -> Void
+        complete: @escaping @Sendable (DriverRequestEnd) -> Void
     ) -> @Sendable () -> Void {
         if let driver = self as? any CallbackRequestDriver {
             return driver.startRequest(request.event, request.payload, timeout: request.timeout) { result in
-                complete(result.mapError { ConnectionError(driverFailure: $0) })
+                complete(DriverRequestEnd(result))
             }
         }
         let task = Task {
             do {
-                complete(.success(try await self.request(request.event, request.payload, timeout: request.remaining)))
+                complete(.finished(.success(try await self.request(request.event, request.payload, timeout: request.remaining))))
             } catch {
-                complete(.failure(ConnectionError(driverFailure: error)))
+                complete(DriverRequestEnd(.failure(error)))
             }
         }
         return { task.cancel() }

@@ -27,27 +27,62 @@ struct CommandLane<Waiter: Sendable>: Sendable {
         let payload: JSONValue
         let timeout: Duration
         let stopwatch: Timeline
-        /// Set once handed to the driver: from then on a transport drop fails it.
-        var inFlight = false
+        var stage = Stage.queued
         /// Ends the driver's part (cancels its task, or tells a ``CallbackRequestDriver``),
         /// called when the request ends first.
         var endDriverRequest: (@Sendable () -> Void)?
+
+        /// Whether the driver carries it: a transport drop fails it (its reply cannot come).
+        var inFlight: Bool {
+            switch stage {
+            case .carried: true
+            case .queued, .handed: false
+            }
+        }
+    }
+
+    /// Where a request is between its call and its answer.
+    enum Stage: Sendable, Hashable {
+        /// Waiting for its turn (in the queue, or about to go straight to the driver).
+        case queued
+        /// Handed to the driver as its `claim`, while `attempt` was connected; the driver has not
+        /// said yet whether it took it or refused it (wrote nothing).
+        case handed(claim: UInt64, attempt: Attempt)
+        /// The driver took it as its `claim`.
+        case carried(claim: UInt64)
     }
 
     /// A request handed to the driver: what to send and with how much of its deadline left.
     struct DriverRequest: Sendable {
         let id: UInt64
+        /// Which handing of the request this is (a refused one is handed again later).
+        let claim: UInt64
         let event: String
         let payload: JSONValue
         let timeout: Duration
         let remaining: Duration
     }
 
+    /// The flush: at most one runs the queue, so order holds.
+    enum Flush: Sendable, Hashable {
+        case idle
+        /// Running; `carrying` the request it handed to the driver and waits for, if any.
+        case running(carrying: UInt64?)
+    }
+
     private(set) var queue: CommandQueue<QueuedCommand>
-    /// Whether a flush is running the queue (at most one does, so order holds).
-    private(set) var flushing = false
+    private(set) var flush = Flush.idle
     private(set) var requests: [UInt64: PendingRequest] = [:]
     var queueObservers = ObserverSet<Int>()
+    private var claims: UInt64 = 0
+
+    /// Whether a flush is running the queue.
+    var flushing: Bool {
+        switch flush {
+        case .idle: false
+        case .running: true
+        }
+    }
 
     init(queueLimit: Int) {
         queue = CommandQueue(limit: queueLimit)
@@ -88,34 +123,84 @@ struct CommandLane<Waiter: Sendable>: Sendable {
 
     /// `request`: registered as `id`, handed to the driver at once when it may skip the queue.
     mutating func request(_ id: UInt64, _ request: PendingRequest, connected: Attempt?) throws(ConnectionError) -> RequestStart {
-        if canExecuteDirectly(connected: connected) {
+        if let connected, canExecuteDirectly(connected: connected) {
             requests[id] = request
-            return claim(id)
+            return claim(id, over: connected)
         }
         try enqueue(.request, id: id)
         requests[id] = request
         return .queued(flush: claimFlush(connected: connected))
     }
 
-    /// Marks request `id` handed to the driver, with what is left of its deadline.
-    private mutating func claim(_ id: UInt64) -> RequestStart {
+    /// Marks request `id` handed to the driver over `attempt`, with what is left of its deadline.
+    private mutating func claim(_ id: UInt64, over attempt: Attempt) -> RequestStart {
         guard var request = requests[id] else { return .queued(flush: false) }
         let remaining = request.timeout - request.stopwatch.now()
         guard remaining > .zero else {
             requests.removeValue(forKey: id)
             return .expired(.timedOut(event: request.event, after: request.timeout))
         }
-        request.inFlight = true
+        claims += 1
+        request.stage = .handed(claim: claims, attempt: attempt)
         requests[id] = request
-        return .direct(DriverRequest(id: id, event: request.event, payload: request.payload, timeout: request.timeout, remaining: remaining))
+        return .direct(DriverRequest(
+            id: id, claim: claims, event: request.event, payload: request.payload, timeout: request.timeout, remaining: remaining
+        ))
     }
 
-    /// The owner handed request `id` to the driver; `end` ends the driver's part: `false` when
-    /// the request ended meanwhile (call `end`).
-    mutating func requestStarted(_ id: UInt64, end: @escaping @Sendable () -> Void) -> Bool {
-        guard requests[id] != nil else { return false }
-        requests[id]?.endDriverRequest = end
-        return true
+    /// What became of a request the driver took.
+    enum Taken: Sendable {
+        /// The driver carries it; its part is kept, to end if the request ends first.
+        case carried
+        /// It ended, or the driver refused it, meanwhile: end the driver's part.
+        case gone
+        /// The transport it was handed to is gone (the request may have been written to it, so
+        /// it is not sent again): fail it with ``ConnectionError/connectionLost(_:)``, then end
+        /// the driver's part.
+        case lost(PendingRequest)
+    }
+
+    /// The driver took `request` (it did not refuse it at once); `end` ends the driver's part.
+    mutating func requestStarted(_ request: DriverRequest, end: @escaping @Sendable () -> Void, connected: Attempt?) -> Taken {
+        guard var pending = requests[request.id], case .handed(request.claim, let attempt) = pending.stage else { return .gone }
+        guard attempt == connected else {
+            requests.removeValue(forKey: request.id)
+            return .lost(pending)
+        }
+        pending.stage = .carried(claim: request.claim)
+        pending.endDriverRequest = end
+        requests[request.id] = pending
+        return .carried
+    }
+
+    /// What became of a request the driver refused.
+    enum Refusal: Sendable, Hashable {
+        /// It had ended meanwhile (answered, expired, cancelled, lost, released): nothing to do.
+        case ended
+        /// Back in the queue, ahead of every command made after it, with its deadline running on.
+        /// `endsFlush`: it was the flush's, and the flush ends (it runs again when connected).
+        case requeued(endsFlush: Bool)
+    }
+
+    /// The driver refused `request` (the transport was down: nothing was written). Made while
+    /// not connected, or queued behind older commands, it waits for the next connection again:
+    /// failing it would drop a command that was never sent.
+    mutating func requestRefused(_ request: DriverRequest) -> Refusal {
+        guard var pending = requests[request.id] else { return .ended }
+        switch pending.stage {
+        case .handed(request.claim, _), .carried(request.claim):
+            break
+        case .queued, .handed, .carried:
+            return .ended
+        }
+        pending.stage = .queued
+        pending.endDriverRequest = nil
+        requests[request.id] = pending
+        queue.putBack(.request, id: request.id)
+        queueObservers.yield(queue.count)
+        guard case .running(carrying: request.id) = flush else { return .requeued(endsFlush: false) }
+        flush = .idle
+        return .requeued(endsFlush: true)
     }
 
     /// Request `id` ended (answered, failed, expired, cancelled): what was kept for it, whose
@@ -157,16 +242,19 @@ struct CommandLane<Waiter: Sendable>: Sendable {
 
     /// The next queued command, oldest first, while connected.
     mutating func nextFlushStep(connected: Attempt?) -> FlushStep {
-        guard connected != nil, let (id, command) = popQueued() else {
-            flushing = false
+        guard let connected, let (id, command) = popQueued() else {
+            flush = .idle
             return .done
         }
+        flush = .running(carrying: nil)
         switch command {
         case .send(let event, let payload, let waiter):
             return .send(id: id, event, payload, waiter)
         case .request:
-            switch claim(id) {
-            case .direct(let request): return .request(request)
+            switch claim(id, over: connected) {
+            case .direct(let request):
+                flush = .running(carrying: id)
+                return .request(request)
             case .expired(let error): return .expired(id: id, error)
             case .queued: return nextFlushStep(connected: connected)  // ended meanwhile
             }
@@ -178,7 +266,7 @@ struct CommandLane<Waiter: Sendable>: Sendable {
     /// was still queued), no connection comes: `waiter` is handed back, to hear
     /// ``ConnectionError/released``.
     mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter, released: Bool) -> Waiter? {
-        flushing = false
+        flush = .idle
         if released { return waiter }
         queue.putBack(.send(event, payload, waiter), id: id)
         queueObservers.yield(queue.count)
@@ -188,7 +276,7 @@ struct CommandLane<Waiter: Sendable>: Sendable {
     /// Whether the caller should start a flush: connected, something queued, none running.
     mutating func claimFlush(connected: Attempt?) -> Bool {
         guard connected != nil, !flushing, !queue.isEmpty else { return false }
-        flushing = true
+        flush = .running(carrying: nil)
         return true
     }
 

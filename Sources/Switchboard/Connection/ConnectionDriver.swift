@@ -22,7 +22,9 @@ public protocol ConnectionDriver: Sendable {
     /// Writes one event now, or throws ``DriverError/notConnected`` when the transport is down
     /// (nothing written): a driver never queues, the connection above it does.
     func send(_ event: String, _ payload: JSONValue) async throws
-    /// Sends one event and waits for its reply, at most `timeout`.
+    /// Sends one event and waits for its reply, at most `timeout`. Throws
+    /// ``DriverError/notConnected`` when the transport is down and nothing was written: the
+    /// connection keeps the request queued for the next connection (its deadline runs on).
     func request(_ event: String, _ payload: JSONValue, timeout: Duration) async throws -> Response
     /// After a successful ``open(onEvent:)``: whether the server resumed the previous session,
     /// replaying through `onEvent` the events sent while the transport was down, ahead of newer
@@ -85,7 +87,7 @@ public struct DriverReply: Sendable {
 
 /// What a driver tells its connection, beside its own errors.
 public enum DriverError: Error, Sendable, Hashable {
-    /// The transport is down: nothing was written. The connection keeps the command in its
-    /// offline queue for the next connection.
+    /// The transport is down: nothing was written. The connection keeps the command (a send or
+    /// a request) in its offline queue for the next connection.
     case notConnected
 }

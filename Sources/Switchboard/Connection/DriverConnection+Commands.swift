@@ -79,14 +79,37 @@ extension DriverConnection {
     }
 
     /// Hands a claimed request to the driver (``ConnectionDriver/start(_:complete:)``); `done`
-    /// runs once the driver is finished with it.
-    func startDriverRequest(_ request: Machine.DriverRequest, done: (@Sendable () -> Void)? = nil) {
-        let id = request.id
-        let end = driver.start(request) { [weak self] result in
-            self?.finishRequest(id, result)
-            done?()
+    /// runs once the driver is finished with it: `false` when the flush carrying it ends there
+    /// (the driver refused it, and it went back to the queue).
+    func startDriverRequest(_ request: Machine.DriverRequest, done: (@Sendable (_ goOn: Bool) -> Void)? = nil) {
+        let end = driver.start(request) { [weak self] end in
+            let goOn = self?.driverRequestEnded(request, end) ?? false
+            done?(goOn)
         }
-        if !transition({ $0.requestStarted(id, end: end) }) { end() }
+        switch transition({ $0.requestStarted(request, end: end) }) {
+        case .carried:
+            break
+        case .gone:
+            end()
+        case .lost(let lost):
+            fail([request.id: lost], with: .connectionLost("the transport closed as the request was sent"))
+            end()
+        }
+    }
+
+    /// The driver is finished with `request`: `false` when it refused it and the flush carrying
+    /// it ends.
+    private func driverRequestEnded(_ request: Machine.DriverRequest, _ end: DriverRequestEnd) -> Bool {
+        switch end {
+        case .finished(let result):
+            finishRequest(request.id, result)
+            return true
+        case .refused:
+            switch transition({ $0.requestRefused(request) }) {
+            case .ended: return true
+            case .requeued(let endsFlush): return !endsFlush
+            }
+        }
     }
 
     /// Answers request `id`'s caller, once (later results for it are ignored), then ends the
@@ -133,9 +156,11 @@ extension DriverConnection {
                     waiter.resume(throwing: ConnectionError(driverFailure: error))
                 }
             case .request(let request):
-                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                    startDriverRequest(request) { finished.resume() }
+                let goOn = await withCheckedContinuation { (finished: CheckedContinuation<Bool, Never>) in
+                    startDriverRequest(request) { finished.resume(returning: $0) }
                 }
+                // Refused, it went back to the queue: the flush ends, as after a refused send.
+                if !goOn { return }
             case .expired(let id, let error):
                 replies.settle(id, with: .failure(error))
             }

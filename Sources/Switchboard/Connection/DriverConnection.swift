@@ -27,7 +27,8 @@ import SocketIOProtocol
 ///   until it is answered (or times out), so the server sees them in exactly the order they were made.
 /// - When the transport drops, requests already handed to the driver fail with
 ///   ``ConnectionError/connectionLost(_:)`` (their reply can no longer arrive) and are not resent;
-///   sends the driver accepted are not resent either. Queued commands stay queued.
+///   sends the driver accepted are not resent either. Queued commands stay queued, and so does
+///   a command the driver refused because its transport was already down (nothing was sent).
 /// - Releasing fails every queued command with ``ConnectionError/released`` and ends every
 ///   event and state sequence.
 ///

@@ -43,10 +43,14 @@ extension DriverConnectionStateMachine {
         return try commands.request(id, request, connected: connectedAttempt)
     }
 
-    /// The owner handed request `id` to the driver; `end` ends the driver's part: `false` when
-    /// the request ended meanwhile (call `end`).
-    mutating func requestStarted(_ id: UInt64, end: @escaping @Sendable () -> Void) -> Bool {
-        commands.requestStarted(id, end: end)
+    /// The driver took `request`; `end` ends the driver's part (see ``CommandLane/Taken``).
+    mutating func requestStarted(_ request: DriverRequest, end: @escaping @Sendable () -> Void) -> CommandLane<Waiter>.Taken {
+        commands.requestStarted(request, end: end, connected: connectedAttempt)
+    }
+
+    /// The driver refused `request`, writing nothing: back in the queue (see ``CommandLane/Refusal``).
+    mutating func requestRefused(_ request: DriverRequest) -> CommandLane<Waiter>.Refusal {
+        commands.requestRefused(request)
     }
 
     /// Request `id` ended (answered, failed, expired, cancelled): what was kept for it, whose

@@ -83,4 +83,17 @@ struct CommandQueueTests {
         let popped = Self.drain(&queue)
         #expect(popped == [2, 3])
     }
+
+    /// Commands refused together (the transport dropped under them) go back in the order they
+    /// were made, ahead of newer ones, whatever the order of the refusals.
+    @Test func commandsPutBackRunAgainInTheOrderTheyWereMade() throws {
+        var queue = CommandQueue<Int>(limit: 3)
+        try queue.enqueue(5, id: 5)
+        try queue.enqueue(6, id: 6)
+        queue.putBack(3, id: 3)
+        queue.putBack(1, id: 1)
+        queue.putBack(2, id: 2)
+        let popped = Self.drain(&queue)
+        #expect(popped == [1, 2, 3, 5, 6])
+    }
 }

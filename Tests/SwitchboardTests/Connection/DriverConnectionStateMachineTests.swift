@@ -197,6 +197,8 @@ import Testing
         clock.advance(by: .seconds(2))
         guard case .direct(let carried) = try machine.request(id, request) else { Issue.record("expected direct"); return }
         #expect(carried.remaining == .seconds(3), "the deadline counts from the call")
+        #expect(machine.commands.requests[id]?.inFlight == false, "in flight once the driver took it")
+        guard case .carried = machine.requestStarted(carried, end: {}) else { Issue.record("expected carried"); return }
         #expect(machine.commands.requests[id]?.inFlight == true)
     }
 
@@ -216,17 +218,15 @@ import Testing
     @Test func anAnsweredRequestLeavesOnceAndItsDriverPartIsHandedBack() throws {
         var machine = connected()
         let id = machine.makeID()
-        _ = try machine.request(id, pending("ack"))
+        guard case .direct(let handed) = try machine.request(id, pending("ack")) else { Issue.record("expected direct"); return }
         let ended = Gate()
-        let stored = machine.requestStarted(id, end: { ended.open() })
-        #expect(stored)
+        guard case .carried = machine.requestStarted(handed, end: { ended.open() }) else { Issue.record("expected carried"); return }
         let finished = machine.finishRequest(id)
         #expect(!ended.isOpen, "the machine ends nothing itself")
         finished?.endDriverRequest?()
         #expect(ended.isOpen, "the driver's part is handed back to be ended")
         #expect(machine.finishRequest(id) == nil, "answered once")
-        let storedLate = machine.requestStarted(id, end: {})
-        #expect(!storedLate, "a driver part started after the end is ended")
+        guard case .gone = machine.requestStarted(handed, end: {}) else { Issue.record("a driver part started after the end is ended"); return }
     }
 
     @Test func anExpiredQueuedRequestLeavesTheQueue() throws {
@@ -241,12 +241,64 @@ import Testing
     @Test func aTransportDropFailsOnlyTheRequestsTheDriverCarries() throws {
         var machine = connected()
         let carried = machine.makeID()
-        _ = try machine.request(carried, pending("a"))
+        guard case .direct(let handed) = try machine.request(carried, pending("a")) else { Issue.record("expected direct"); return }
+        _ = machine.requestStarted(handed, end: {})
         _ = try machine.enqueueSend(machine.makeID(), "x", 1, waiter: "queued")  // a queued send stays queued
         let lost = machine.transportClosed(.init(number: 1), reason: "reset")
         #expect(lost.map { Set($0.keys) } == [carried])
         #expect(machine.lastError == "reset")
         #expect(machine.transportClosed(.init(number: 1), reason: "again") == nil, "a stale attempt's close is ignored")
+    }
+
+    /// The flush handed a queued request to the driver, which found the transport already down
+    /// (nothing written): the request goes back ahead of the commands made after it, keeps its
+    /// deadline, and is not failed by the transport's drop; the next connection's flush sends it
+    /// first. (It failed with `driverFailed` before, though it was never sent.)
+    @Test func aQueuedRequestTheDriverRefusesWaitsForTheNextConnection() throws {
+        var machine = Machine(queueLimit: 10)
+        let request = machine.makeID()
+        _ = try machine.request(request, pending("ack", timeout: .seconds(5)))
+        let send = machine.makeID()
+        _ = try machine.enqueueSend(send, "after", 1, waiter: "s")
+        guard case .open(let first)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
+        #expect(machine.openFinished(first, recovered: nil, failure: nil).flush)
+        guard case .request(let handed) = machine.nextFlushStep() else { Issue.record("expected the request"); return }
+
+        #expect(machine.requestRefused(handed) == .requeued(endsFlush: true))
+        #expect(machine.commands.queue.count == 2)
+        #expect(machine.commands.requests[request]?.inFlight == false)
+        #expect(machine.transportClosed(first, reason: "reset")?.isEmpty == true, "not failed: it was never sent")
+        #expect(machine.requestRefused(handed) == .ended, "a refusal is heard once")
+
+        clock.advance(by: .seconds(2))
+        guard case .open(let second)? = machine.connect(machine.makeID(), waiter: "c2").run else { Issue.record("no reopen"); return }
+        _ = machine.driverJobFinished()
+        #expect(machine.openFinished(second, recovered: nil, failure: nil).flush)
+        guard case .request(let again) = machine.nextFlushStep() else { Issue.record("the refused request runs first"); return }
+        #expect(again.id == request && again.claim != handed.claim)
+        #expect(again.remaining == .seconds(3), "its deadline ran on while it waited")
+        guard case .gone = machine.requestStarted(handed, end: {}) else { Issue.record("the refused handing is over"); return }
+        guard case .carried = machine.requestStarted(again, end: {}) else { Issue.record("expected carried"); return }
+        _ = machine.finishRequest(request)
+        guard case .send(send, "after", _, "s") = machine.nextFlushStep() else { Issue.record("then the send"); return }
+    }
+
+    /// A request made while connected goes straight to the driver; refused (the drop is not
+    /// reported yet), it is queued instead of failed, ahead of what was queued after it. One the
+    /// driver took after its transport was gone is lost, as a request in flight is.
+    @Test func aDirectRequestTheDriverRefusesIsQueuedAndOneTakenTooLateIsLost() throws {
+        var machine = connected()
+        let refusedID = machine.makeID()
+        guard case .direct(let refused) = try machine.request(refusedID, pending("a")) else { Issue.record("expected direct"); return }
+        let takenID = machine.makeID()
+        guard case .direct(let taken) = try machine.request(takenID, pending("b")) else { Issue.record("expected direct"); return }
+        #expect(machine.transportClosed(.init(number: 1), reason: "reset")?.isEmpty == true, "neither was taken yet")
+        _ = try machine.enqueueSend(machine.makeID(), "later", 1, waiter: "s")
+        #expect(machine.requestRefused(refused) == .requeued(endsFlush: false))
+        guard case .lost(let lost) = machine.requestStarted(taken, end: {}) else { Issue.record("expected lost"); return }
+        #expect(lost.event == "b" && machine.commands.requests[takenID] == nil)
+        var queue = machine.commands.queue
+        guard case .request = queue.popFirst()?.command else { Issue.record("the refused request first"); return }
     }
 
     // MARK: - Events and release
