@@ -48,8 +48,8 @@ struct CommandLane<Waiter: Sendable>: Sendable {
         /// Handed to the driver as its `claim`, while `attempt` was connected; the driver has not
         /// said yet whether it took it or refused it (wrote nothing).
         case handed(claim: UInt64, attempt: Attempt)
-        /// The driver took it as its `claim`.
-        case carried(claim: UInt64)
+        /// The driver took it as its `claim`, over `attempt`.
+        case carried(claim: UInt64, attempt: Attempt)
     }
 
     /// A request handed to the driver: what to send and with how much of its deadline left.
@@ -66,8 +66,9 @@ struct CommandLane<Waiter: Sendable>: Sendable {
     /// The flush: at most one runs the queue, so order holds.
     enum Flush: Sendable, Hashable {
         case idle
-        /// Running; `carrying` the request it handed to the driver and waits for, if any.
-        case running(carrying: UInt64?)
+        /// Running, its last command taken `over` that attempt; `carrying` the request it handed
+        /// to the driver and waits for, if any.
+        case running(over: Attempt, carrying: UInt64?)
     }
 
     private(set) var queue: CommandQueue<QueuedCommand>
@@ -167,7 +168,7 @@ struct CommandLane<Waiter: Sendable>: Sendable {
             requests.removeValue(forKey: request.id)
             return .lost(pending)
         }
-        pending.stage = .carried(claim: request.claim)
+        pending.stage = .carried(claim: request.claim, attempt: attempt)
         pending.endDriverRequest = end
         requests[request.id] = pending
         return .carried
@@ -179,17 +180,19 @@ struct CommandLane<Waiter: Sendable>: Sendable {
         case ended
         /// Back in the queue, ahead of every command made after it, with its deadline running on.
         /// `endsFlush`: it was the flush's, and the flush ends (it runs again when connected).
-        case requeued(endsFlush: Bool)
+        /// `flush`: the caller starts a new flush (refused after a reconnect: see `flushAfterRefusal`).
+        case requeued(endsFlush: Bool, flush: Bool)
     }
 
     /// The driver refused `request` (the transport was down: nothing was written). Made while
     /// not connected, or queued behind older commands, it waits for the next connection again:
     /// failing it would drop a command that was never sent.
-    mutating func requestRefused(_ request: DriverRequest) -> Refusal {
+    mutating func requestRefused(_ request: DriverRequest, connected: Attempt?) -> Refusal {
         guard var pending = requests[request.id] else { return .ended }
+        let attempt: Attempt
         switch pending.stage {
-        case .handed(request.claim, _), .carried(request.claim):
-            break
+        case .handed(request.claim, let handedOver), .carried(request.claim, let handedOver):
+            attempt = handedOver
         case .queued, .handed, .carried:
             return .ended
         }
@@ -198,9 +201,12 @@ struct CommandLane<Waiter: Sendable>: Sendable {
         requests[request.id] = pending
         queue.putBack(.request, id: request.id)
         queueObservers.yield(queue.count)
-        guard case .running(carrying: request.id) = flush else { return .requeued(endsFlush: false) }
-        flush = .idle
-        return .requeued(endsFlush: true)
+        var endsFlush = false
+        if case .running(_, carrying: request.id) = flush {
+            flush = .idle
+            endsFlush = true
+        }
+        return .requeued(endsFlush: endsFlush, flush: flushAfterRefusal(over: attempt, connected: connected))
     }
 
     /// Request `id` ended (answered, failed, expired, cancelled): what was kept for it, whose
@@ -246,14 +252,14 @@ struct CommandLane<Waiter: Sendable>: Sendable {
             flush = .idle
             return .done
         }
-        flush = .running(carrying: nil)
+        flush = .running(over: connected, carrying: nil)
         switch command {
         case .send(let event, let payload, let waiter):
             return .send(id: id, event, payload, waiter)
         case .request:
             switch claim(id, over: connected) {
             case .direct(let request):
-                flush = .running(carrying: id)
+                flush = .running(over: connected, carrying: id)
                 return .request(request)
             case .expired(let error): return .expired(id: id, error)
             case .queued: return nextFlushStep(connected: connected)  // ended meanwhile
@@ -261,23 +267,46 @@ struct CommandLane<Waiter: Sendable>: Sendable {
         }
     }
 
+    /// What became of a send the driver refused.
+    enum SendRefusal: Sendable {
+        /// Back in the queue, first in line; `flush`: the caller starts a new flush.
+        case requeued(flush: Bool)
+        /// The connection was released meanwhile: resume the waiter with ``ConnectionError/released``.
+        case released(Waiter)
+    }
+
     /// The transport refused the flush's send `id` (it dropped under the flush): first in line
     /// for the next connection; the flush ends. Once `released` (the release failed only what
     /// was still queued), no connection comes: `waiter` is handed back, to hear
     /// ``ConnectionError/released``.
-    mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter, released: Bool) -> Waiter? {
+    mutating func sendRefused(
+        _ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter, released: Bool, connected: Attempt?
+    ) -> SendRefusal {
+        let over: Attempt? = if case .running(let over, _) = flush { over } else { nil }
         flush = .idle
-        if released { return waiter }
+        if released { return .released(waiter) }
         queue.putBack(.send(event, payload, waiter), id: id)
         queueObservers.yield(queue.count)
-        return nil
+        guard let over else { return .requeued(flush: false) }
+        return .requeued(flush: flushAfterRefusal(over: over, connected: connected))
     }
 
     /// Whether the caller should start a flush: connected, something queued, none running.
     mutating func claimFlush(connected: Attempt?) -> Bool {
-        guard connected != nil, !flushing, !queue.isEmpty else { return false }
-        flush = .running(carrying: nil)
+        guard let connected, !flushing, !queue.isEmpty else { return false }
+        flush = .running(over: connected, carrying: nil)
         return true
+    }
+
+    /// After a command taken over `attempt` was refused: whether to start a flush now. Refused
+    /// after a reconnect (connected over a newer attempt), its flush was still running when the
+    /// reconnect's `connected` looked, so that one started none, and none would run until the
+    /// next connection: the queue stalled, its requests until their deadlines, its sends for
+    /// good. Refused over the attempt still connected, the transport's drop is on its way, and
+    /// the `connected` after it flushes.
+    private mutating func flushAfterRefusal(over attempt: Attempt, connected: Attempt?) -> Bool {
+        guard let connected, connected != attempt else { return false }
+        return claimFlush(connected: connected)
     }
 
     // MARK: - The queue

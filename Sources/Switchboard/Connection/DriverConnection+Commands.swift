@@ -106,8 +106,11 @@ extension DriverConnection {
             return true
         case .refused:
             switch transition({ $0.requestRefused(request) }) {
-            case .ended: return true
-            case .requeued(let endsFlush): return !endsFlush
+            case .ended:
+                return true
+            case .requeued(let endsFlush, let flush):
+                if flush { startFlush() }
+                return !endsFlush
             }
         }
     }
@@ -148,9 +151,12 @@ extension DriverConnection {
                     try await driver.send(event, payload)
                     waiter.resume()
                 } catch DriverError.notConnected {
-                    // The transport dropped under the flush: first in line for the next connection.
-                    let released = transition { $0.sendRefused(id, event, payload, waiter: waiter) }
-                    released?.resume(throwing: ConnectionError.released)
+                    // The transport dropped under the flush: first in line for the next connection
+                    // (started now when that connection is up already).
+                    switch transition({ $0.sendRefused(id, event, payload, waiter: waiter) }) {
+                    case .requeued(let flush): if flush { startFlush() }
+                    case .released(let waiter): waiter.resume(throwing: ConnectionError.released)
+                    }
                     return
                 } catch {
                     waiter.resume(throwing: ConnectionError(driverFailure: error))

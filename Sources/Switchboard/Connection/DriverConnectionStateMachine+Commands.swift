@@ -50,7 +50,7 @@ extension DriverConnectionStateMachine {
 
     /// The driver refused `request`, writing nothing: back in the queue (see ``CommandLane/Refusal``).
     mutating func requestRefused(_ request: DriverRequest) -> CommandLane<Waiter>.Refusal {
-        commands.requestRefused(request)
+        commands.requestRefused(request, connected: connectedAttempt)
     }
 
     /// Request `id` ended (answered, failed, expired, cancelled): what was kept for it, whose
@@ -66,10 +66,10 @@ extension DriverConnectionStateMachine {
         commands.nextFlushStep(connected: connectedAttempt)
     }
 
-    /// The transport refused the flush's send `id`: see ``CommandLane/sendRefused(_:_:_:waiter:released:)``.
-    mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter) -> Waiter? {
+    /// The transport refused the flush's send `id`: see ``CommandLane/sendRefused(_:_:_:waiter:released:connected:)``.
+    mutating func sendRefused(_ id: UInt64, _ event: String, _ payload: JSONValue, waiter: Waiter) -> CommandLane<Waiter>.SendRefusal {
         let released = if case .released = lifecycle.state { true } else { false }
-        return commands.sendRefused(id, event, payload, waiter: waiter, released: released)
+        return commands.sendRefused(id, event, payload, waiter: waiter, released: released, connected: connectedAttempt)
     }
 
     /// Whether the caller should start a flush: connected, something queued, none running.

@@ -165,7 +165,9 @@ import Testing
         guard case .open(let attempt)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
         _ = machine.openFinished(attempt, recovered: nil, failure: nil)
         guard case .send(first, _, _, _) = machine.nextFlushStep() else { Issue.record("expected the first send"); return }
-        #expect(machine.sendRefused(first, "first", 1, waiter: "s1") == nil, "kept")
+        guard case .requeued(flush: false) = machine.sendRefused(first, "first", 1, waiter: "s1") else {
+            Issue.record("kept, and no new flush before the drop is reported"); return
+        }
         #expect(machine.commands.queue.count == 2)
         guard case .send(first, _, _, "s1") = machine.nextFlushStep() else { Issue.record("the refused send runs first"); return }
     }
@@ -184,8 +186,52 @@ import Testing
         _ = machine.driverJobFinished()
         let releasing = try machine.release(done: "r")
         #expect(releasing.queued.isEmpty, "the flush holds the send")
-        #expect(machine.sendRefused(send, "first", 1, waiter: "s1") == "s1")
+        guard case .released("s1") = machine.sendRefused(send, "first", 1, waiter: "s1") else { Issue.record("expected the waiter back"); return }
         #expect(machine.commands.queue.count == 0)
+    }
+
+    /// The flush's send was in the driver when the transport dropped, and the connection was
+    /// back before the driver refused it: the reconnect's `connected` found that flush running
+    /// and started none, so the refusal starts it. (Before, the send was put back and no flush
+    /// ran until the next connection: the queue stalled.)
+    @Test func aSendRefusedAfterAReconnectStartsTheFlushTheReconnectCouldNot() throws {
+        var machine = Machine(queueLimit: 10)
+        let send = machine.makeID()
+        _ = try machine.enqueueSend(send, "first", 1, waiter: "s1")
+        guard case .open(let first)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
+        #expect(machine.openFinished(first, recovered: nil, failure: nil).flush)
+        guard case .send(send, _, _, "s1") = machine.nextFlushStep() else { Issue.record("expected the send"); return }
+        _ = machine.transportClosed(first, reason: "reset")
+        guard case .open(let second)? = machine.connect(machine.makeID(), waiter: "c2").run else { Issue.record("no reopen"); return }
+        _ = machine.driverJobFinished()
+        #expect(!machine.openFinished(second, recovered: nil, failure: nil).flush, "the first flush still holds the send")
+
+        guard case .requeued(flush: true) = machine.sendRefused(send, "first", 1, waiter: "s1") else {
+            Issue.record("expected a new flush"); return
+        }
+        #expect(machine.commands.flushing, "claimed for the caller to start")
+        guard case .send(send, _, _, "s1") = machine.nextFlushStep() else { Issue.record("the new flush sends it"); return }
+    }
+
+    /// The same race with a queued request: refused after the reconnect, the request goes back
+    /// and a new flush starts; one refused over the attempt still connected waits for the drop.
+    @Test func aRequestRefusedAfterAReconnectStartsANewFlush() throws {
+        var machine = Machine(queueLimit: 10)
+        let id = machine.makeID()
+        _ = try machine.request(id, pending("ack"))
+        guard case .open(let first)? = machine.connect(machine.makeID(), waiter: "c").run else { Issue.record("no open"); return }
+        _ = machine.openFinished(first, recovered: nil, failure: nil)
+        guard case .request(let handed) = machine.nextFlushStep() else { Issue.record("expected the request"); return }
+        _ = machine.transportClosed(first, reason: "reset")
+        guard case .open(let second)? = machine.connect(machine.makeID(), waiter: "c2").run else { Issue.record("no reopen"); return }
+        _ = machine.driverJobFinished()
+        #expect(!machine.openFinished(second, recovered: nil, failure: nil).flush)
+
+        #expect(machine.requestRefused(handed) == .requeued(endsFlush: true, flush: true))
+        guard case .request(let again) = machine.nextFlushStep() else { Issue.record("the new flush hands it over"); return }
+        #expect(again.id == id)
+        #expect(machine.requestRefused(again) == .requeued(endsFlush: true, flush: false), "same attempt: wait for the drop")
+        #expect(machine.commands.queue.count == 1 && !machine.commands.flushing)
     }
 
     // MARK: - Requests
@@ -264,7 +310,7 @@ import Testing
         #expect(machine.openFinished(first, recovered: nil, failure: nil).flush)
         guard case .request(let handed) = machine.nextFlushStep() else { Issue.record("expected the request"); return }
 
-        #expect(machine.requestRefused(handed) == .requeued(endsFlush: true))
+        #expect(machine.requestRefused(handed) == .requeued(endsFlush: true, flush: false))
         #expect(machine.commands.queue.count == 2)
         #expect(machine.commands.requests[request]?.inFlight == false)
         #expect(machine.transportClosed(first, reason: "reset")?.isEmpty == true, "not failed: it was never sent")
@@ -294,7 +340,7 @@ import Testing
         guard case .direct(let taken) = try machine.request(takenID, pending("b")) else { Issue.record("expected direct"); return }
         #expect(machine.transportClosed(.init(number: 1), reason: "reset")?.isEmpty == true, "neither was taken yet")
         _ = try machine.enqueueSend(machine.makeID(), "later", 1, waiter: "s")
-        #expect(machine.requestRefused(refused) == .requeued(endsFlush: false))
+        #expect(machine.requestRefused(refused) == .requeued(endsFlush: false, flush: false))
         guard case .lost(let lost) = machine.requestStarted(taken, end: {}) else { Issue.record("expected lost"); return }
         #expect(lost.event == "b" && machine.commands.requests[takenID] == nil)
         var queue = machine.commands.queue
