@@ -24,7 +24,7 @@ struct EngineState {
     var probeID = -1
     var nextTransportID = 0
     /// Packets held while polling pauses for the upgrade.
-    var held: [EnginePacket] = []
+    var held = FencedPackets()
     /// The transport after the session ended, so a caller can wait for its socket to close.
     var retired: (any EngineTransport)?
     var timer: Timer?
@@ -56,8 +56,8 @@ struct EngineState {
     mutating func install(_ made: any EngineTransport, id: Int) -> (write: TransportWrite?, Void)? {
         if machine.state == .closed || transportID != id { return nil }
         transport = made
-        defer { held = [] }
-        return (held.isEmpty ? nil : made.enqueue(held, afterPeerRead: false), ())
+        defer { held = FencedPackets() }
+        return (held.enqueue(on: made), ())
     }
 
     // MARK: - Sending
@@ -69,7 +69,7 @@ struct EngineState {
         if let timer, timer.isDue() { return (false, timer.generation, nil) }
         guard machine.isOpen else { return (false, nil, nil) }
         guard !upgrade.holdsPackets, let transport else {
-            held.append(contentsOf: packets)
+            held.append(packets, fenced: afterPeerRead)
             return (true, nil, nil)
         }
         return (true, nil, transport.enqueue(packets, afterPeerRead: afterPeerRead))
@@ -118,9 +118,10 @@ struct EngineState {
             transportID = -1
             probe = nil
             timer = nil
-            held = []
+            held = FencedPackets()
         }
-        return (transport, probe, timer, held)
+        // Closing: they go out ahead of the close packet, fences or not.
+        return (transport, probe, timer, held.packets)
     }
 
     /// Keeps the newest timer (two threads may arm at once, and an older timer must not replace
@@ -155,8 +156,8 @@ struct EngineState {
         defer { probe = nil; probeID = -1 }
         var write: TransportWrite?
         if !held.isEmpty, let transport {
-            write = transport.enqueue(held, afterPeerRead: false)
-            held = []
+            write = held.enqueue(on: transport)
+            held = FencedPackets()
         }
         return (probe, probeID, transport as? PollingTransport, write)
     }
@@ -166,14 +167,15 @@ struct EngineState {
     mutating func switchToProbe() -> (write: TransportWrite?, polling: PollingTransport?, held: Int)? {
         guard case .switchTo(let id) = upgrade.pollingPaused(), let probe, probeID == id, machine.isOpen else { return nil }
         let polling = transport as? PollingTransport
-        let packets = (polling?.takeUnsent() ?? []) + held
-        held = []
+        var packets = polling?.takeUnsent() ?? FencedPackets()
+        packets.append(held)
+        held = FencedPackets()
         transport = probe
         kind = .websocket
         transportID = id
         self.probe = nil
         probeID = -1
-        return (probe.enqueue([.upgrade] + packets, afterPeerRead: false), polling, packets.count)
+        return (packets.enqueue(on: probe, after: [.upgrade]), polling, packets.count)
     }
 
     /// The engine's state, transport and upgrade, one line (and the transport, for its own).

@@ -36,9 +36,16 @@ struct PollingOutbox: Sendable {
         return batch
     }
 
-    mutating func takeAll() -> [EnginePacket] {
+    /// Everything not yet posted, with its fences (the session moves to another transport).
+    mutating func takeAll() -> FencedPackets {
         defer { removeAll() }
-        return packets.isEmpty ? [] : Array(packets)
+        var taken = FencedPackets()
+        var start = 0
+        for end in fences + [packets.count] where end > start {
+            taken.append(Array(packets[start..<end]), fenced: start > 0)
+            start = end
+        }
+        return taken
     }
 
     mutating func removeAll() {

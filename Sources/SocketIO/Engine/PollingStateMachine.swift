@@ -227,8 +227,8 @@ struct PollingStateMachine<Pause, Closed, Poll> {
     }
 
     /// The packets queued and not yet posted (they go to the new transport after an upgrade).
-    mutating func takeUnsent() -> [EnginePacket] {
-        update { $0.outbox.takeAll() } ?? []
+    mutating func takeUnsent() -> FencedPackets {
+        update { $0.outbox.takeAll() } ?? FencedPackets()
     }
 
     // MARK: - Closing

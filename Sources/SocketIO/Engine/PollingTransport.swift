@@ -115,7 +115,7 @@ final class PollingTransport: EngineTransport {
     }
 
     /// Packets queued but not yet posted (handed to the new transport after an upgrade).
-    func takeUnsent() -> [EnginePacket] {
+    func takeUnsent() -> FencedPackets {
         transition { $0.takeUnsent() }
     }
 

@@ -9,9 +9,12 @@ import Testing
     final class RecordingTransport: EngineTransport {
         let name = "recording"
         let queued = NIOLockedValueBox<[[EnginePacket]]>([])
+        /// `afterPeerRead` of each queue, in order.
+        let fences = NIOLockedValueBox<[Bool]>([])
         func start() {}
         func enqueue(_ packets: [EnginePacket], afterPeerRead: Bool) -> TransportWrite? {
             queued.withLockedValue { $0.append(packets) }
+            fences.withLockedValue { $0.append(afterPeerRead) }
             return nil
         }
         func close() {}
@@ -106,5 +109,60 @@ import Testing
         let detached = state.detach()
         #expect(detached.held == [.message("bye")])
         #expect(state.held.isEmpty)
+    }
+
+    /// A namespace DISCONNECT sent after a fence while the upgrade holds packets keeps its
+    /// fence when they are let go (it went out in one batch with the events before it, which
+    /// socket.io's Node server then drops).
+    @Test func heldPacketsKeepTheirFences() throws {
+        var state = EngineState(version: .v4)
+        let opening = state.startOpening(on: .polling)
+        let started = try #require(opening)
+        let transport = RecordingTransport()
+        _ = state.install(transport, id: started.id)
+        _ = state.step(for: .packet(Self.open), from: started.id)
+        let upgrade = state.startUpgrade()
+        let probe = try #require(upgrade)
+        #expect(state.upgrade.probeReceived(.pong("probe"), from: probe) == .pausePolling)
+        _ = state.send([.message("2[\"last\"]")], afterPeerRead: false)
+        _ = state.send([.message("1")], afterPeerRead: true)
+        _ = state.send([.message("2[\"after\"]")], afterPeerRead: false)
+        #expect(transport.all.isEmpty, "held while polling pauses")
+        _ = state.abandonProbe()
+        #expect(transport.all == [[.message("2[\"last\"]")], [.message("1"), .message("2[\"after\"]")]])
+        #expect(transport.fences.withLockedValue { $0 } == [false, true])
+    }
+}
+
+@Suite struct FencedPacketsTests {
+    @Test func runsMergeUntilAFenceAndGoOutWithIt() {
+        var packets = FencedPackets()
+        packets.append([.message("a")], fenced: false)
+        packets.append([.message("b")], fenced: false)
+        packets.append([.message("c")], fenced: true)
+        packets.append([], fenced: true)
+        #expect(packets.count == 3)
+        #expect(packets.packets == [.message("a"), .message("b"), .message("c")])
+        let transport = EngineStateTests.RecordingTransport()
+        _ = packets.enqueue(on: transport, after: [.upgrade])
+        #expect(transport.all == [[.upgrade], [.message("a"), .message("b")], [.message("c")]])
+        #expect(transport.fences.withLockedValue { $0 } == [false, false, true])
+    }
+
+    @Test func pollingsUnsentPacketsKeepTheirFences() {
+        var outbox = PollingOutbox()
+        outbox.append([.message("a")], fenced: false)
+        outbox.append([.message("b")], fenced: true)
+        outbox.append([.message("c")], fenced: false)
+        outbox.append([.message("d")], fenced: true)
+        var taken = outbox.takeAll()
+        #expect(outbox.isEmpty)
+        var held = FencedPackets()
+        held.append([.message("e")], fenced: true)
+        taken.append(held)
+        let transport = EngineStateTests.RecordingTransport()
+        _ = taken.enqueue(on: transport)
+        #expect(transport.all == [[.message("a")], [.message("b"), .message("c")], [.message("d")], [.message("e")]])
+        #expect(transport.fences.withLockedValue { $0 } == [false, true, true, true])
     }
 }
