@@ -133,43 +133,9 @@ extension DriverConnection {
         }
     }
 
-    // MARK: - Flush
-
-    /// Runs the queue, oldest first, one command at a time, while connected. Only the caller that
-    /// claimed the flush (``DriverConnectionStateMachine/claimFlush()``) starts one.
+    /// Runs the queue (``CommandFlush``). Only the caller that claimed the flush
+    /// (``DriverConnectionStateMachine/claimFlush()``) starts one.
     func startFlush() {
-        Task { await self.flush() }
-    }
-
-    private func flush() async {
-        while true {
-            switch transition({ $0.nextFlushStep() }) {
-            case .done:
-                return
-            case .send(let id, let event, let payload, let waiter):
-                do {
-                    try await driver.send(event, payload)
-                    waiter.resume()
-                } catch DriverError.notConnected {
-                    // The transport dropped under the flush: first in line for the next connection
-                    // (started now when that connection is up already).
-                    switch transition({ $0.sendRefused(id, event, payload, waiter: waiter) }) {
-                    case .requeued(let flush): if flush { startFlush() }
-                    case .released(let waiter): waiter.resume(throwing: ConnectionError.released)
-                    }
-                    return
-                } catch {
-                    waiter.resume(throwing: ConnectionError(driverFailure: error))
-                }
-            case .request(let request):
-                let goOn = await withCheckedContinuation { (finished: CheckedContinuation<Bool, Never>) in
-                    startDriverRequest(request) { finished.resume(returning: $0) }
-                }
-                // Refused, it went back to the queue: the flush ends, as after a refused send.
-                if !goOn { return }
-            case .expired(let id, let error):
-                replies.settle(id, with: .failure(error))
-            }
-        }
+        Task { await CommandFlush(connection: self).run() }
     }
 }
