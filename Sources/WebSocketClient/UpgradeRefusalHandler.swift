@@ -55,3 +55,11 @@ final class UpgradeRefusalHandler: ChannelInboundHandler, RemovableChannelHandle
         refused(status, String(decoding: body, as: UTF8.self))
     }
 }
+
+extension UpgradeRefusalHandler {
+    /// Puts one in front of NIO's upgrade handler in `channel`'s pipeline (on its event loop).
+    static func install(on channel: any Channel, refused: @escaping (_ status: Int, _ body: String) -> Void) throws {
+        let upgrade = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Bool>.self)
+        try channel.pipeline.syncOperations.addHandler(UpgradeRefusalHandler(refused: refused), position: .before(upgrade))
+    }
+}

@@ -99,8 +99,7 @@ extension WebSocketClientChannel {
         case tlsSetup(String)
         /// The TCP connection could not be made.
         case cannotConnect(host: String, port: Int, String)
-        /// The server answered the upgrade request without switching protocols: its HTTP
-        /// status, and the start of its body (where Engine.IO servers say why).
+        /// The server did not switch protocols: its status, its body's start (Engine.IO's reason).
         case upgradeRefused(status: Int, body: String)
         /// The upgrade handshake broke (bad `Sec-WebSocket-Accept`, TLS failure, …).
         case handshakeFailed(String)
@@ -119,8 +118,7 @@ extension WebSocketClientChannel {
             switch self {
             case .tlsSetup(let detail): "TLS setup failed: \(detail)"
             case .cannotConnect(let host, let port, let detail): "cannot connect to \(host):\(port): \(detail)"
-            case .upgradeRefused(let status, let body):
-                "the server refused the WebSocket upgrade: HTTP \(status)" + (body.isEmpty ? "" : " \(body.prefix(200))")
+            case .upgradeRefused(let status, let body): "the server refused the WebSocket upgrade: HTTP \(status) \(body.prefix(200))"
             case .handshakeFailed(let detail): "WebSocket handshake failed: \(detail)"
             case .openTimedOut: "the WebSocket did not open in time"
             case .outOfDescriptors(let open, let limit):

@@ -112,7 +112,6 @@ package final class WebSocketClientChannel: Sendable {
         let configuration = self.configuration
         let reporter = self.reporter
         let maxMessageSize = configuration.maxMessageSize
-        // The upgrade's result says whether the server switched protocols.
         let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(
             maxFrameSize: WebSocketMessageAssembler.decoderFrameLimit(forMessagesUpTo: maxMessageSize),
             // The frame handler answers the decoder's errors itself (a close with the status, and
@@ -136,7 +135,8 @@ package final class WebSocketClientChannel: Sendable {
         let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Bool>(
             upgradeRequestHead: head,
             upgraders: [upgrader],
-            // The refusal is reported once its body is read (below).
+            // The result says whether the server switched protocols; a refusal is reported once
+            // its body is read (UpgradeRefusalHandler).
             notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(false) }
         )
         // Servers often send their first message in the same TCP read as the 101 response;
@@ -144,18 +144,16 @@ package final class WebSocketClientChannel: Sendable {
         var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: upgrade)
         pipeline.leftOverBytesStrategy = .forwardBytes
         let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
-        let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Bool>.self)
-        let refusal = UpgradeRefusalHandler { [weak channel] status, body in
+        try UpgradeRefusalHandler.install(on: channel) { [weak channel] status, body in
             reporter.end(.failed(.upgradeRefused(status: status, body: body)))
             channel?.close(promise: nil)
         }
-        try channel.pipeline.syncOperations.addHandler(refusal, position: .before(upgradeHandler))
         upgraded.whenComplete { [self] result in
             switch result {
             case .success(true):
                 upgradeCompleted(on: channel)
             case .success(false):
-                return  // refused: reported by `refusal`
+                return  // refused: reported by the UpgradeRefusalHandler
             case .failure(let error):
                 reporter.end(.failed(.handshakeFailed("\(error)")))
                 channel.close(promise: nil)
