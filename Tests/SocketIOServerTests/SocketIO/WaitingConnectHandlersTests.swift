@@ -1,0 +1,60 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIOProtocol
+@testable import SocketIOServer
+import SwitchboardTestSupport
+import Testing
+
+/// A namespace's auth hooks and connection handlers may wait without holding up the connection:
+/// they ran on its reading path, so the client's ack of an `emitWithAck` made in `onConnection`
+/// was read only after the handler gave up waiting for it, and a slow auth hook held back the
+/// heartbeat and the client's other namespaces.
+@Suite(.timeLimit(.minutes(1)))
+struct WaitingConnectHandlersTests {
+    @Test func anAckAwaitedInTheConnectionHandlerArrivesAndEarlyEventsWaitForTheHandler() async throws {
+        try await DemoServer.with(setup: { server in
+            server.namespace("/waiting").onConnection { socket in
+                let reply = (try? await socket.emitWithAck("ping", timeout: .seconds(10))) ?? [.string("no reply")]
+                socket.emit("got", items: reply)
+                // Added after the wait: an event the client sent meanwhile still finds it.
+                socket.on("early") { event in socket.emit("early-seen", items: event.items) }
+            }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            _ = try await client.connect("/waiting")
+            #expect(try await client.next("the ping") == #"42/waiting,0["ping"]"#)
+            try client.send(#"42/waiting,["early",1]"#)
+            try client.send(#"43/waiting,0["ok"]"#)
+            #expect(try await client.next("the reply, as the handler got it") == #"42/waiting,["got","ok"]"#)
+            #expect(try await client.next("the early event, after the handler") == #"42/waiting,["early-seen",1]"#)
+            client.socket.drop()
+        }
+    }
+
+    @Test func aSlowAuthHookHoldsUpNeitherTheHeartbeatNorOtherNamespaces() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        try await DemoServer.with({ $0.pingInterval = .milliseconds(100); $0.pingTimeout = .milliseconds(300) }, setup: { server in
+            server.namespace("/slow").use { _ in await gate.wait() }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            try client.send("40/slow,")
+            // Another namespace is joined while the hook waits.
+            let other = try await client.connect("/chat", auth: #"{"token":"secret"}"#)
+            #expect(other["sid"] != nil)
+            // Pings answered for well past pingInterval + pingTimeout: the session stays.
+            for _ in 0..<8 {
+                #expect(try await client.next("a ping") == "2")
+                try client.send("3")
+            }
+            gate.open()
+            var reply = try await client.next("the CONNECT reply")
+            while reply == "2" {
+                try client.send("3")
+                reply = try await client.next("the CONNECT reply")
+            }
+            #expect(reply.hasPrefix("40/slow,{\"sid\":"))
+            client.socket.drop()
+        }
+    }
+}
