@@ -31,6 +31,8 @@ struct ClientSockets {
     private(set) var joinedAny = false
     /// The reader, waiting for room behind a CONNECT being handled.
     private var roomWaiter: CheckedContinuation<Void, Never>?
+    /// Whether the reader waits for room (for diagnostics and tests).
+    var readerWaits: Bool { roomWaiter != nil }
 
     /// Every socket in its namespace, connection handlers done or not.
     var all: [ServerSocket] {

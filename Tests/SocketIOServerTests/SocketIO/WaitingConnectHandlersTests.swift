@@ -57,4 +57,36 @@ struct WaitingConnectHandlersTests {
             client.socket.drop()
         }
     }
+
+    /// More events than are held for a namespace whose CONNECT is being handled: the reader
+    /// waits for room, and every one arrives once the hook lets the socket in, in order.
+    @Test func eventsPastTheHeldLimitWaitAndArriveInOrder() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let count = ClientSockets.pendingLimit + 44
+        try await DemoServer.with(setup: { server in
+            let slow = server.namespace("/slow")
+            slow.use { _ in await gate.wait() }
+            slow.onConnection { socket in
+                socket.on("n") { event in
+                    if event.items.first?.intValue == count - 1 { socket.emit("last", items: event.items) }
+                }
+                let seen = NIOLockedValueBox<[Int]>([])
+                socket.onAny { event in
+                    if event.name == "n" { seen.withLockedValue { $0.append(event.items.first?.intValue ?? -1) } }
+                }
+                socket.on("done") { _ in socket.emit("seen", items: [.bool(seen.withLockedValue { $0 } == Array(0..<count))]) }
+            }
+        }) { demo in
+            let client = try await EngineWebSocket.open(port: demo.port)
+            try client.send("40/slow,")
+            for n in 0..<count { try client.send(#"42/slow,["n",\#(n)]"#) }
+            try client.send(#"42/slow,["done"]"#)
+            gate.open()
+            #expect(try await client.next("the CONNECT reply").hasPrefix("40/slow,{\"sid\":"))
+            #expect(try await client.next("the last event") == #"42/slow,["last",\#(count - 1)]"#)
+            #expect(try await client.next("the check") == #"42/slow,["seen",true]"#)
+            client.socket.drop()
+        }
+    }
 }
