@@ -88,8 +88,14 @@ extension EngineSessionStateMachine {
             guard let action = answered ?? nil else { return duplicatePoll() }
             return action
         case .closing(var buffer):
+            // At most a response at a time; the last one, ending with `close`, ends the session.
+            let frames = buffer.takeResponse()
+            guard buffer.isEmpty else {
+                transport = .closing(buffer)
+                return .respond(frames)
+            }
             transport = .closed
-            return .respondAndFinish(buffer.takeAll())
+            return .respondAndFinish(frames)
         case .webSocket, .closed:
             return .reject
         }

@@ -159,8 +159,25 @@ struct EngineSessionStateMachine<Waiter, Socket: AnyObject> {
             let goodbye = reason.isServerInitiated ? [EngineFrame.close] : []
             if let waiter = buffer.takeWaiter() {
                 // The client's own `close` releases its held GET with a noop, as the reference
-                // server does; a server-side close answers it with what is queued and `close`.
-                effects.release = reason == .transportClose ? (waiter, [.noop]) : (waiter, buffer.takeAll() + [.close])
+                // server does; a server-side close answers it with what is queued and `close`,
+                // a response at most (python-engineio drops a longer one): the rest waits for the
+                // next GET, while the session lingers, or is dropped with a session that is gone.
+                guard reason != .transportClose else {
+                    effects.release = (waiter, [.noop])
+                    return effects
+                }
+                var frames = buffer.takeResponse()
+                if buffer.isEmpty && frames.count < buffer.limits.maxFramesPerResponse {
+                    effects.release = (waiter, frames + [.close])
+                } else if reason.lingers {
+                    effects.release = (waiter, frames)
+                    buffer.appendUnbounded(goodbye)
+                    transport = .closing(buffer)
+                    effects.linger = arm(.linger, after: timing.lingerTimeout)
+                } else {
+                    frames.removeLast(max(0, frames.count + 1 - max(1, buffer.limits.maxFramesPerResponse)))
+                    effects.release = (waiter, frames + [.close])
+                }
             } else if reason.lingers {
                 buffer.appendUnbounded(goodbye)
                 transport = .closing(buffer)

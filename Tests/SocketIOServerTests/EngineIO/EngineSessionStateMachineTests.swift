@@ -178,6 +178,49 @@ struct EngineSessionStateMachineTests {
         #expect(again == nil)
     }
 
+    /// A response carries at most `maxFramesPerResponse` packets also when the session closes
+    /// (python-engineio's client drops a body of more than 16): a held GET answered by a
+    /// server-side close gets the first of them, the next GETs the rest, the last ending with
+    /// `close`. Before, the held GET got everything and `close` in one body.
+    @Test("a server-side close answers a held GET with one response at most; the rest, then close, at the next GETs")
+    func closeKeepsTheResponseLimit() throws {
+        var machine = polling()
+        guard case .wait = machine.poll(1) else { Issue.record("expected wait"); return }
+        _ = machine.send([.text("4a")])  // answers GET 1
+        guard case .wait = machine.poll(2) else { Issue.record("expected wait"); return }
+        guard case .respond(2, _) = machine.send([.text("4b")]) else { Issue.record("expected respond"); return }
+        guard case .wait = machine.poll(3) else { Issue.record("expected wait"); return }
+        machine.transport = .polling(Self.queued(machine, [.text("4c"), .text("4d"), .text("41")]))
+        let closed = machine.close(.forcedClose)
+        let effects = try #require(closed)
+        #expect(effects.release?.waiter == 3)
+        #expect(effects.release?.frames == [.text("4c"), .text("4d")])
+        #expect(effects.linger?.kind == .linger, "the rest waits for the next GET")
+        guard case .respondAndFinish(let last) = machine.poll(4) else { Issue.record("expected the last packets"); return }
+        #expect(last == [.text("41"), .close])
+
+        var small = polling()
+        guard case .wait = small.poll(1) else { Issue.record("expected wait"); return }
+        small.transport = .polling(Self.queued(small, [.text("41")]))
+        let fits = small.close(.forcedClose)
+        #expect(fits?.release?.frames == [.text("41"), .close], "it all fits in one")
+
+        var gone = polling()
+        guard case .wait = gone.poll(1) else { Issue.record("expected wait"); return }
+        gone.transport = .polling(Self.queued(gone, [.text("4c"), .text("4d"), .text("4e")]))
+        let ended = gone.close(.pingTimeout)
+        let dropped = try #require(ended)
+        #expect(dropped.release?.frames == [.text("4c"), .close], "a session that does not linger ends with this response")
+        #expect(dropped.linger == nil)
+    }
+
+    /// `machine`'s polling buffer with `frames` queued and its GET still held.
+    static func queued(_ machine: Machine, _ frames: [EngineFrame]) -> PollingBuffer<Int> {
+        guard case .polling(var buffer) = machine.transport else { return PollingBuffer(limits: limits) }
+        buffer.appendUnbounded(frames)
+        return buffer
+    }
+
     /// Closed once is closed: a second close (the app's again, the server stopping) used to
     /// report the session closed a second time and end the linger, so its GET got a 400.
     @Test("a lingering session closed again: nothing to do, and the linger still ends at the next GET or its timer")
