@@ -3,17 +3,6 @@ import PostgresNIO
 
 /// The listening connection: `LISTEN` per namespace, and a new connection after a loss.
 extension PostgresClusterTransport {
-    /// The channel of `namespace`, if PostgreSQL and postgres-nio can listen on it: an
-    /// identifier is at most 63 bytes (PostgreSQL silently truncates a longer `LISTEN`), and
-    /// postgres-nio writes `LISTEN "<channel>"` without escaping quotes.
-    func channel(for namespace: String) throws(PostgresClusterTransportError) -> String {
-        let channel = format.channel(for: namespace)
-        guard channel.utf8.count <= 63, !channel.contains("\""), !channel.contains("\0") else {
-            throw .unsupportedNamespace(namespace)
-        }
-        return channel
-    }
-
     /// Listens on `namespace` on `connection`, replacing its receiver on an older connection;
     /// with `catchUp`, first delivers the journal rows of that last stretch of time, then tells
     /// the listener it caught up on the connection of `generation`.

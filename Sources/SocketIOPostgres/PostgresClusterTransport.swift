@@ -42,6 +42,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// The event loop of the transport's connections, as an executor (``taskExecutor``).
     private nonisolated let loopExecutor: EventLoopTaskExecutor
     let queries: QueryConnection
+    /// Writes what is published: the notifying statements and attachment rows.
+    private let publisher: ClusterPublisher
     let deliveries = DeliveryTable()
     let logger: Logger
     var listener: ListenerStateMachine<PostgresConnection>
@@ -113,6 +115,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         self.connector = connector
         self.loopExecutor = EventLoopTaskExecutor(connector.eventLoop)
         self.queries = queries
+        self.publisher = ClusterPublisher(format: format, table: table, sessionTable: sessionTable, queries: queries, journal: options.journal)
         self.listener = ListenerStateMachine(connection: listening)
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: ListenerEvent.self, bufferingPolicy: .bufferingNewest(100))
@@ -120,18 +123,8 @@ public actor PostgresClusterTransport: ClusterTransport {
 
     private func start(listening: PostgresConnection) {
         watch(listening, generation: 0)
-        let (queries, table, sessionTable, interval, logger) = (queries, table, sessionTable, options.cleanupInterval, logger)
-        cleanup = Task { [weak self] in
-            while true {
-                do { try await Task.sleep(for: interval) } catch { return }
-                guard let retention = await self?.retention else { return }
-                do {
-                    _ = try await table.deleteOlder(than: retention, on: queries)
-                    if let sessionTable { _ = try await queries.run(sessionTable.deleteExpired(retention: retention)) }
-                } catch {
-                    logger.warning("could not delete old cluster attachments", metadata: ["error": "\(error)"])
-                }
-            }
+        cleanup = TableCleanup.start(every: options.cleanupInterval, table: table, sessionTable: sessionTable, queries: queries, logger: logger) { [weak self] in
+            await self?.retention
         }
     }
 
@@ -147,7 +140,7 @@ public actor PostgresClusterTransport: ClusterTransport {
         namespace: String,
         deliver: @escaping @Sendable (ClusterMessage) -> Void
     ) async throws(PostgresClusterTransportError) {
-        _ = try channel(for: namespace)
+        _ = try format.listenableChannel(for: namespace)
         deliveries.set(deliver, for: namespace)
         switch listener.subscribe(namespace) {
         case .closed: throw .closed
@@ -178,40 +171,7 @@ public actor PostgresClusterTransport: ClusterTransport {
     ///   failure (their numbers let receivers drop them when the batch is published again).
     public func publish(_ messages: [ClusterMessage]) async throws(PostgresClusterTransportError) {
         guard !listener.isClosed else { throw .closed }
-        var run = NotifyRun()
-        for message in messages {
-            let channel = try channel(for: message.namespace)
-            switch format.outgoing(message) {
-            case .notify(let payload):
-                let journaled = options.journal && message.sequence != nil
-                let record = journaled ? ByteBuffer(bytes: MessagePackValue(json: message.json).encoded) : nil
-                if !run.accepts(channel: channel, journaled: journaled) { try await flush(&run) }
-                run.append(channel: channel, payload: payload, record: record, message: message)
-            case .attachment(let bytes):
-                try await flush(&run)
-                let rows = try await queries.run(sessionTable?.insert(bytes, journaling: message) ?? table.insert(bytes))
-                guard let id = try? rows.first?.decode(Int64.self) else {
-                    throw .queryFailed("the attachment INSERT returned no id")
-                }
-                let header = NotificationFormat.header(for: message, attachmentID: String(id))
-                _ = try await queries.run("SELECT pg_notify(\(channel), \(header))")
-            }
-        }
-        try await flush(&run)
-    }
-
-    private func flush(_ run: inout NotifyRun) async throws(PostgresClusterTransportError) {
-        guard let channel = run.channel, !run.payloads.isEmpty else { return }
-        let query = if run.journaled, sessionTable != nil, let namespace = run.namespace {
-            AttachmentTable.notify(
-                channel: channel, payloads: run.payloads, records: run.records, namespace: namespace,
-                origins: run.origins, sequences: run.sequences, table: table
-            )
-        } else {
-            AttachmentTable.notify(channel: channel, payloads: run.payloads, journaling: run.journaled ? run.records : nil, table: table)
-        }
-        run = NotifyRun()
-        _ = try await queries.runPrepared(query)
+        try await publisher.publish(messages)
     }
 
     /// The event loop both connections run on: the adapter publishes from it, so a publish is
@@ -234,33 +194,5 @@ public actor PostgresClusterTransport: ClusterTransport {
         await queries.close()
         for receiver in receiving { await receiver.finished() }
         eventSink.finish()
-    }
-}
-
-/// Consecutive small messages for one channel, journaled alike: one statement.
-struct NotifyRun {
-    private(set) var channel: String?
-    private(set) var journaled = false
-    private(set) var payloads: [String] = []
-    private(set) var records: [ByteBuffer] = []
-    /// The namespace, and each journaled message's origin tag and number.
-    private(set) var namespace: String?
-    private(set) var origins: [String] = []
-    private(set) var sequences: [Int64] = []
-
-    func accepts(channel: String, journaled: Bool) -> Bool {
-        payloads.isEmpty || (self.channel == channel && self.journaled == journaled)
-    }
-
-    mutating func append(channel: String, payload: String, record: ByteBuffer?, message: ClusterMessage) {
-        self.channel = channel
-        namespace = message.namespace
-        journaled = record != nil
-        payloads.append(payload)
-        if let record {
-            records.append(record)
-            origins.append(message.originTag)
-            sequences.append(Int64(clamping: message.sequence ?? 0))
-        }
     }
 }

@@ -50,7 +50,7 @@ final class NamespaceReceiver: Sendable {
         do {
             // Queries run in order on a connection: once this one is answered, the LISTEN that
             // `addListener` queued before it is in force. (A second LISTEN changes nothing; the
-            // channel has no quote, ``PostgresClusterTransport/channel(for:)`` checked.)
+            // channel has no quote, ``NotificationFormat/listenableChannel(for:)`` checked.)
             _ = try await connection.query(PostgresQuery(unsafeSQL: "LISTEN \"\(channel)\""), logger: logger).collect()
         } catch {
             stop()

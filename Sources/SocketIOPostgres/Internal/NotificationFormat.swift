@@ -36,6 +36,17 @@ struct NotificationFormat: Sendable, Hashable {
         "\(channelPrefix)#\(namespace)"
     }
 
+    /// The channel of `namespace`, if PostgreSQL and postgres-nio can listen on it: an
+    /// identifier is at most 63 bytes (PostgreSQL silently truncates a longer `LISTEN`), and
+    /// postgres-nio writes `LISTEN "<channel>"` without escaping quotes.
+    func listenableChannel(for namespace: String) throws(PostgresClusterTransportError) -> String {
+        let channel = channel(for: namespace)
+        guard channel.utf8.count <= 63, !channel.contains("\""), !channel.contains("\0") else {
+            throw .unsupportedNamespace(namespace)
+        }
+        return channel
+    }
+
     /// How `message` is published.
     func outgoing(_ message: ClusterMessage) -> Outgoing {
         let json = message.json
