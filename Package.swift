@@ -337,6 +337,8 @@ let package = Package(
                 "SocketIOPostgres",
                 "SocketIOServer",
                 "SocketIOProtocol",
+                "SwitchboardCore",
+                "Harness",
                 "SwitchboardTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -48,6 +48,12 @@ extension PostgresClusterTransport {
         /// recovers after it can get a fresh session. Notifications are never lost this way:
         /// they go out at commit either way. `true`: every statement waits for the flush.
         public var synchronousCommit: Bool
+        /// How long a query (a publish, an attachment fetch, a journal read, a session-store
+        /// call) may take: 10 s by default. A later one throws
+        /// ``PostgresClusterTransportError/timedOut(_:)`` and its connection is closed, to be
+        /// opened again by the next query; the cluster adapter retries a publish that failed so
+        /// (for up to its `publishTimeout`, 15 s by default).
+        public var queryTimeout: Duration
 
         /// `@socket.io/postgres-adapter`'s defaults, and the journal.
         public init(
@@ -59,8 +65,10 @@ extension PostgresClusterTransport {
             journal: Bool = true,
             sessions: Bool = true,
             sessionTableName: String = "socket_io_sessions",
-            synchronousCommit: Bool = false
+            synchronousCommit: Bool = false,
+            queryTimeout: Duration = .seconds(10)
         ) {
+            self.queryTimeout = queryTimeout
             self.synchronousCommit = synchronousCommit
             self.journal = journal
             self.sessions = sessions

@@ -14,7 +14,7 @@ import SwitchboardCore
 ///
 /// One connection listens; when it is lost the transport connects again after 1–3 s and listens
 /// on every namespace again. A second connection publishes; publishing while the database is
-/// unreachable throws, and the cluster adapter retries.
+/// unreachable, or a query that takes over 10 s, throws, and the cluster adapter retries.
 ///
 /// ```swift
 /// let transport = try await PostgresClusterTransport.connect(
@@ -79,9 +79,10 @@ public actor PostgresClusterTransport: ClusterTransport {
         guard (1 ... 8000).contains(options.payloadThreshold) else { throw .invalidOption("payloadThreshold must be in 1...8000") }
         guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
         guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
+        guard options.queryTimeout > .zero else { throw .invalidOption("queryTimeout must be positive") }
 
         let connector = PostgresConnector(url: parsed, synchronousCommit: options.synchronousCommit, logger: logger)
-        let queries = QueryConnection(connector: connector)
+        let queries = QueryConnection(connector: connector, timeout: options.queryTimeout)
         let listening: PostgresConnection
         do {
             for statement in [table.create, table.createdIndex] + (sessionTable?.prepare ?? []) { try await queries.runRetryingRaces(statement) }

@@ -4,7 +4,7 @@ public enum PostgresClusterTransportError: Error, Sendable, Hashable, CustomStri
     /// says which part is wrong (the password is never repeated).
     case invalidURL(String)
     /// An option cannot be used: a table name that is not a plain SQL identifier, a payload
-    /// threshold outside 1...8000, an interval that is not positive.
+    /// threshold outside 1...8000, an interval or timeout that is not positive.
     case invalidOption(String)
     /// The namespace's channel cannot be listened to: PostgreSQL's channel names are identifiers
     /// of at most 63 bytes, and postgres-nio quotes them without escaping `"`.
@@ -14,6 +14,11 @@ public enum PostgresClusterTransportError: Error, Sendable, Hashable, CustomStri
     /// A query failed, or the connection it ran on was lost (publishing throws this while the
     /// database is down; the cluster adapter retries).
     case queryFailed(String)
+    /// A query did not complete within ``PostgresClusterTransport/Options/queryTimeout``: the
+    /// database, or the path to it, stopped answering without closing the connection (a
+    /// partition, a hung server). The connection was closed; the next query opens another (the
+    /// cluster adapter retries a publish, as after ``queryFailed(_:)``).
+    case timedOut(String)
     /// ``PostgresClusterTransport/shutdown()`` was called.
     case closed
 
@@ -25,6 +30,7 @@ public enum PostgresClusterTransportError: Error, Sendable, Hashable, CustomStri
         case .unsupportedNamespace(let namespace): "namespace \"\(namespace)\" cannot be a PostgreSQL channel"
         case .unreachable(let reason): "PostgreSQL unreachable: \(reason)"
         case .queryFailed(let reason): "PostgreSQL query failed: \(reason)"
+        case .timedOut(let reason): "PostgreSQL query timed out: \(reason)"
         case .closed: "the PostgreSQL cluster transport is shut down"
         }
     }

@@ -1,23 +1,57 @@
 import Logging
+import NIOConcurrencyHelpers
+import NIOCore
 import PostgresNIO
+import SwitchboardCore
 
 /// The connection that publishes, fetches attachments and cleans the table: opened again on
 /// the next query after it is lost, so a query fails only while the database is really
 /// unreachable.
+///
+/// Every query has a deadline (``PostgresClusterTransport/Options/queryTimeout``): a path to
+/// PostgreSQL that goes silent closes nothing, and its queries would wait for good. At the
+/// deadline the connection is closed, which fails the query (``PostgresClusterTransportError/timedOut(_:)``)
+/// and makes the next one connect again.
 actor QueryConnection {
     private let connector: PostgresConnector
+    private let timeout: Duration
+    /// The deadlines' timers: the connections' event loop (no task per query).
+    private let timeline: Timeline
     private var state = QueryConnectionState<PostgresConnection, Task<PostgresConnection, any Error>>()
 
-    init(connector: PostgresConnector) {
+    init(connector: PostgresConnector, timeout: Duration) {
         self.connector = connector
+        self.timeout = timeout
+        self.timeline = Timeline(ContinuousClock(), scheduler: Timeline.eventLoopScheduler(connector.eventLoop))
     }
 
     /// Runs `query`, connecting first if needed; returns its rows, collected.
     func run(_ query: PostgresQuery) async throws(PostgresClusterTransportError) -> [PostgresRow] {
         let connection = try await connection()
+        return try await withDeadline(on: connection) {
+            try await connection.query(query, logger: connector.logger).collect()
+        }
+    }
+
+    /// Runs `body` on `connection`, closing the connection if `body` has not returned by the
+    /// deadline: a query on a closed connection fails at once.
+    private func withDeadline<T>(on connection: PostgresConnection, _ body: () async throws -> T) async throws(PostgresClusterTransportError) -> T {
+        let expired = NIOLockedValueBox(false)
+        let cancel = timeline.schedule(timeout) {
+            expired.withLockedValue { $0 = true }
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+        }
+        defer { cancel() }
         do {
-            return try await connection.query(query, logger: connector.logger).collect()
+            return try await body()
         } catch {
+            if expired.withLockedValue({ $0 }) {
+                // postgres-nio fails the query before the channel is inactive: the next query
+                // would take the closing connection for an open one.
+                try? await connection.closeFuture.get()
+                throw .timedOut("no answer within \(timeout); the connection was closed")
+            }
             throw .queryFailed(PostgresConnector.describe(error))
         }
     }
@@ -42,9 +76,9 @@ actor QueryConnection {
     /// and again with other values.
     func runPrepared(_ query: PostgresQuery) async throws(PostgresClusterTransportError) -> [PostgresRow] {
         let connection = try await connection()
-        do {
-            let logger = connector.logger
-            return try await PreparedQuery.$text.withValue(PreparedQuery.Text(sql: query.sql)) { () async throws -> [PostgresRow] in
+        let logger = connector.logger
+        return try await withDeadline(on: connection) {
+            try await PreparedQuery.$text.withValue(PreparedQuery.Text(sql: query.sql)) { () async throws -> [PostgresRow] in
                 let rows: AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> = try await connection.execute(
                     PreparedQuery(binds: query.binds), logger: logger
                 )
@@ -52,8 +86,6 @@ actor QueryConnection {
                 for try await row in rows { collected.append(row) }
                 return collected
             }
-        } catch {
-            throw .queryFailed(PostgresConnector.describe(error))
         }
     }
 
