@@ -30,12 +30,14 @@ extension PostgresClusterTransport {
         listener.caughtUp(namespace, generation: generation)
     }
 
-    /// Reports the loss of `connection` once it closes.
+    /// Reports the loss of `connection` once it closes, and closes it when it goes silent.
     func watch(_ connection: PostgresConnection, generation: Int) {
         Task {
             try? await connection.closeFuture.get()
             self.connectionLost(generation: generation)
         }
+        watchdog?.cancel()
+        watchdog = ListenerWatchdog.start(watching: connection, interval: options.keepAliveInterval, timeout: options.keepAliveTimeout, logger: logger)
     }
 
     private func connectionLost(generation: Int) {
@@ -44,6 +46,7 @@ extension PostgresClusterTransport {
             return
         case .reconnect:
             logger.warning("lost the PostgreSQL listening connection; reconnecting")
+            watchdog?.cancel()
             for receiver in receivers.values { receiver.stop() }
             receivers = [:]
             eventSink.yield(.lost)
@@ -52,8 +55,9 @@ extension PostgresClusterTransport {
     }
 
     /// How far before the loss the journal catch-up reaches: notifications in flight when the
-    /// connection went (the numbering drops those that did arrive).
-    static let catchUpMargin: Duration = .seconds(5)
+    /// connection went (the numbering drops those that did arrive), and, for a connection that
+    /// went silent, the keep-alive timeout before it was found so.
+    var catchUpMargin: Duration { .seconds(5) + options.keepAliveTimeout }
 
     /// Connects again after a random delay, as long as needed, then listens on every namespace.
     private func reconnect() async {
@@ -77,7 +81,7 @@ extension PostgresClusterTransport {
                 watch(connection, generation: generation)
                 // Since the earliest loss not caught up (and a margin for notifications in flight
                 // then), read back from the journal; the adapter drops what it already had.
-                let catchUp = lostSince.map { ContinuousClock.now - $0 + Self.catchUpMargin }
+                let catchUp = lostSince.map { ContinuousClock.now - $0 + catchUpMargin }
                 for namespace in namespaces {
                     do {
                         try await listen(namespace, on: connection, catchUp: catchUp, generation: generation)

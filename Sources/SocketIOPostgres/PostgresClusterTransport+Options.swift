@@ -48,6 +48,16 @@ extension PostgresClusterTransport {
         /// recovers after it can get a fresh session. Notifications are never lost this way:
         /// they go out at commit either way. `true`: every statement waits for the flush.
         public var synchronousCommit: Bool
+        /// How often the listening connection is checked (a `SELECT 1` on it) after it was last
+        /// heard from: 5 s by default, as socket.io's adapter heartbeat. A path to PostgreSQL
+        /// that goes silent (a partition, a stalled proxy, a hung server) closes nothing, and
+        /// without the check this server would stop hearing the others' broadcasts unnoticed.
+        public var keepAliveInterval: Duration
+        /// How long the listening connection may answer nothing before it is taken for lost:
+        /// 10 s by default, as socket.io's adapter heartbeat timeout. It is closed and opened
+        /// again (after ``reconnectDelay``), and what was published meanwhile is read back from
+        /// the journal. Longer than ``keepAliveInterval``.
+        public var keepAliveTimeout: Duration
         /// How long a query (a publish, an attachment fetch, a journal read, a session-store
         /// call) may take: 10 s by default. A later one throws
         /// ``PostgresClusterTransportError/timedOut(_:)`` and its connection is closed, to be
@@ -66,8 +76,12 @@ extension PostgresClusterTransport {
             sessions: Bool = true,
             sessionTableName: String = "socket_io_sessions",
             synchronousCommit: Bool = false,
+            keepAliveInterval: Duration = .seconds(5),
+            keepAliveTimeout: Duration = .seconds(10),
             queryTimeout: Duration = .seconds(10)
         ) {
+            self.keepAliveInterval = keepAliveInterval
+            self.keepAliveTimeout = keepAliveTimeout
             self.queryTimeout = queryTimeout
             self.synchronousCommit = synchronousCommit
             self.journal = journal

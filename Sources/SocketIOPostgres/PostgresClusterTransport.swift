@@ -12,9 +12,10 @@ import SwitchboardCore
 /// when it is 8000 bytes or more or carries binary, a row of the attachment table (created when
 /// missing, old rows deleted every 30 s) named in the notification.
 ///
-/// One connection listens; when it is lost the transport connects again after 1–3 s and listens
-/// on every namespace again. A second connection publishes; publishing while the database is
-/// unreachable, or a query that takes over 10 s, throws, and the cluster adapter retries.
+/// One connection listens; when it is lost, or answers nothing for 10 s, the transport connects
+/// again after 1–3 s and listens on every namespace again. A second connection publishes;
+/// publishing while the database is unreachable, or a query that takes over 10 s, throws, and
+/// the cluster adapter retries.
 ///
 /// ```swift
 /// let transport = try await PostgresClusterTransport.connect(
@@ -50,6 +51,8 @@ public actor PostgresClusterTransport: ClusterTransport {
     /// The receiver of each namespace's notifications on the current connection.
     var receivers: [String: NamespaceReceiver] = [:]
     var reconnection: Task<Void, Never>?
+    /// The liveness checks of the current listening connection (``ListenerWatchdog``).
+    var watchdog: Task<Void, Never>?
     private var cleanup: Task<Void, Never>?
     /// The listening connection's losses and recoveries (the newest 100 kept for a slow reader).
     nonisolated let events: AsyncStream<ListenerEvent>
@@ -79,6 +82,9 @@ public actor PostgresClusterTransport: ClusterTransport {
         guard (1 ... 8000).contains(options.payloadThreshold) else { throw .invalidOption("payloadThreshold must be in 1...8000") }
         guard options.cleanupInterval > .zero else { throw .invalidOption("cleanupInterval must be positive") }
         guard options.reconnectDelay.lowerBound >= .zero else { throw .invalidOption("reconnectDelay must not be negative") }
+        guard options.keepAliveInterval > .zero, options.keepAliveTimeout > options.keepAliveInterval else {
+            throw .invalidOption("keepAliveInterval must be positive, and keepAliveTimeout longer")
+        }
         guard options.queryTimeout > .zero else { throw .invalidOption("queryTimeout must be positive") }
 
         let connector = PostgresConnector(url: parsed, synchronousCommit: options.synchronousCommit, logger: logger)
@@ -184,6 +190,7 @@ public actor PostgresClusterTransport: ClusterTransport {
     public func shutdown() async {
         let connection = listener.shutdown()
         reconnection?.cancel()
+        watchdog?.cancel()
         cleanup?.cancel()
         let receiving = Array(receivers.values)
         receivers = [:]

@@ -4,7 +4,8 @@ public enum PostgresClusterTransportError: Error, Sendable, Hashable, CustomStri
     /// says which part is wrong (the password is never repeated).
     case invalidURL(String)
     /// An option cannot be used: a table name that is not a plain SQL identifier, a payload
-    /// threshold outside 1...8000, an interval or timeout that is not positive.
+    /// threshold outside 1...8000, an interval that is not positive, a keep-alive timeout not
+    /// longer than its interval.
     case invalidOption(String)
     /// The namespace's channel cannot be listened to: PostgreSQL's channel names are identifiers
     /// of at most 63 bytes, and postgres-nio quotes them without escaping `"`.

@@ -22,6 +22,55 @@ struct SilentPathTests {
         ClusterMessage(uid: "publisher", namespace: "/", type: .broadcast, data: ["n": .number(Double(number))], sequence: UInt64(number))
     }
 
+    @Test("a listening connection gone silent is found so within the keep-alive timeout and opened again once the path carries bytes; what was published meanwhile, and after, arrives")
+    func silentListener() async throws {
+        guard let url = try TestDatabase.url() else { return }
+        let proxy = try await FaultProxy.start(upstreamPort: try PostgresURL(parsing: url).port)
+        let name = TestDatabase.unique("silent")
+        var options = TestDatabase.options(name)
+        // Longer than the catch-up's 5 s margin for notifications in flight: a message published
+        // when the path went silent is older than that by the time the silence is found.
+        options.keepAliveInterval = .milliseconds(500)
+        options.keepAliveTimeout = .seconds(8)
+        let listener = try await Self.connect(url, through: proxy, options: options)
+        let publisher = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
+        let inbox = Inbox()
+        try await listener.subscribe(namespace: "/", deliver: inbox.deliver)
+        try await publisher.publish(Self.numbered(1))
+        #expect(try await inbox.messages.first(1, within: 30, "the first message") == [Self.numbered(1)])
+
+        proxy.stallAll()
+        proxy.refuseNewConnections(true)
+        try await publisher.publish(Self.numbered(2))
+        // Found within the timeout (and a margin for a loaded machine); without the check, never.
+        #expect(try await listener.events.first(1, within: 14, "the silence found") == [.lost])
+
+        await proxy.cutAllAndWait()
+        proxy.refuseNewConnections(false)
+        _ = try await listener.events.firstMatch(within: 30, "the reconnection") { $0 == .restored }
+        try await publisher.publish(Self.numbered(3))
+        let numbers = try await withTimeout(30, "the message of the silence and the one after") {
+            var numbers: [UInt64] = []
+            for await message in inbox.messages {
+                numbers.append(message.sequence ?? 0)
+                if message.sequence == 3 { break }
+            }
+            return numbers
+        }
+        // What the adapter applies: each number above the highest so far (copies dropped).
+        var highest: UInt64 = 1
+        let applied = numbers.filter { number in
+            guard number > highest else { return false }
+            highest = number
+            return true
+        }
+        #expect(applied == [2, 3], "\(numbers)")
+        await listener.shutdown()
+        await publisher.shutdown()
+        await proxy.stop()
+        _ = try? await TestDatabase.psql(url, "DROP TABLE IF EXISTS \(name)")
+    }
+
     @Test("a query on a path gone silent throws timedOut within the query timeout; the next one runs on a new connection")
     func silentQuery() async throws {
         guard let url = try TestDatabase.url() else { return }
@@ -29,6 +78,9 @@ struct SilentPathTests {
         let name = TestDatabase.unique("stalledquery")
         var options = TestDatabase.options(name)
         options.queryTimeout = .seconds(1)
+        // The listening connection's check stays out of the way: this is about queries.
+        options.keepAliveInterval = .seconds(60)
+        options.keepAliveTimeout = .seconds(120)
         let stalled = try await Self.connect(url, through: proxy, options: options)
         let other = try await PostgresClusterTransport.connect(url: url, options: options, logger: TestDatabase.logger)
         let inbox = Inbox()
