@@ -39,8 +39,8 @@ actor QueryConnection {
         let expired = NIOLockedValueBox(false)
         let cancel = timeline.schedule(timeout) {
             expired.withLockedValue { $0 = true }
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
+            // The future-returning close: a timer cannot await.
+            _ = connection.close() as EventLoopFuture<Void>
         }
         defer { cancel() }
         do {
