@@ -35,6 +35,8 @@ struct ChurnBench: Sendable {
         var clientMB: Double?
         var serverCPU: Double?
         var serverMB: Double?
+        /// Why the first client that did not make it failed (nil when all did).
+        var firstFailure: String?
     }
 
     func run() async throws -> [Round] {
@@ -43,7 +45,7 @@ struct ChurnBench: Sendable {
             let usage = ProcessUsage.now()
             let server = serverPID.flatMap(ServerUsage.read)
             let start = ContinuousClock.now
-            let connected = await round()
+            let (connected, firstFailure) = await round()
             let seconds = (ContinuousClock.now - start).inSeconds
             let serverAfter = serverPID.flatMap(ServerUsage.read)
             let result = Round(
@@ -51,7 +53,8 @@ struct ChurnBench: Sendable {
                 clientCPU: ProcessUsage.now().since(usage).cpuSeconds,
                 clientMB: BenchRunner.residentMegabytes(),
                 serverCPU: server.flatMap { before in serverAfter.map { $0.cpuSeconds - before.cpuSeconds } },
-                serverMB: serverAfter?.residentMB
+                serverMB: serverAfter?.residentMB,
+                firstFailure: firstFailure
             )
             StandardOutput.errorLine("churn \(Self.row(result).joined(separator: "  "))")
             results.append(result)
@@ -59,8 +62,9 @@ struct ChurnBench: Sendable {
         return results
     }
 
-    /// One round; returns how many clients connected and got their ack in time.
-    private func round() async -> Int {
+    /// One round: how many clients connected and got their ack in time, and why the first that
+    /// did not failed.
+    private func round() async -> (connected: Int, firstFailure: String?) {
         if let kind { return await round(through: kind) }
         var configuration = Manager.Configuration()
         configuration.transports = transports
@@ -68,53 +72,68 @@ struct ChurnBench: Sendable {
         configuration.connectTimeout = within
         let options = configuration
         let (url, namespace, hold, within) = (url, namespace, hold, within)
-        return await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<clients {
-                group.addTask {
-                    let socket: Socket
-                    do {
-                        socket = try await io(url, namespace: namespace, configuration: options)
-                    } catch {
-                        return false
-                    }
-                    let acked = (try? await socket.timeout(within).emitWithAck("ack", "churn")) != nil
-                    if acked, hold > .zero { try? await Task.sleep(for: hold) }
-                    await socket.io.close()
-                    return acked
-                }
+        return await Self.count(clients) {
+            let socket: Socket
+            do {
+                socket = try await io(url, namespace: namespace, configuration: options)
+            } catch {
+                return "connect: \(error)"
             }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            do {
+                _ = try await socket.timeout(within).emitWithAck("ack", "churn")
+            } catch {
+                await socket.io.close()
+                return "ack: \(error)"
+            }
+            if hold > .zero { try? await Task.sleep(for: hold) }
+            await socket.io.close()
+            return nil
         }
     }
 
     /// One round through platform connections of `kind`: connect, one `ack` request, release.
-    private func round(through kind: ConnectionBench.Kind) async -> Int {
+    private func round(through kind: ConnectionBench.Kind) async -> (connected: Int, firstFailure: String?) {
         let (hold, within) = (hold, within)
         let made: (DriverConnectionFactory, URL)
         do {
             made = try kind.factory(base: url)
         } catch {
-            return 0
+            return (0, "\(error)")
         }
         let (factory, target) = made
         var configuration = ConnectionConfiguration(url: target, namespace: kind == .socketIO ? namespace : nil)
         configuration.connectTimeout = within
         configuration.requestTimeout = within
         let options = configuration
-        return await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<clients {
-                group.addTask {
-                    guard let connection = try? factory.makeConnection(for: options) else { return false }
-                    var acked = false
-                    if (try? await connection.connect()) != nil {
-                        acked = (try? await connection.request("ack", "churn")) != nil
-                    }
-                    if acked, hold > .zero { try? await Task.sleep(for: hold) }
-                    await connection.disconnectAndRelease()
-                    return acked
-                }
+        return await Self.count(clients) {
+            let connection: any Connection
+            do {
+                connection = try factory.makeConnection(for: options)
+            } catch {
+                return "\(error)"
             }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            var failure: String?
+            do {
+                try await connection.connect()
+                _ = try await connection.request("ack", "churn")
+                if hold > .zero { try? await Task.sleep(for: hold) }
+            } catch {
+                failure = "\(error)"
+            }
+            await connection.disconnectAndRelease()
+            return failure
+        }
+    }
+
+    /// Runs `client` `clients` times at once: how many returned no failure, and the first failure.
+    private static func count(_ clients: Int, _ client: @escaping @Sendable () async -> String?) async -> (connected: Int, firstFailure: String?) {
+        await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<clients { group.addTask { await client() } }
+            var result: (connected: Int, firstFailure: String?) = (0, nil)
+            for await failure in group {
+                if let failure { result.firstFailure = result.firstFailure ?? failure } else { result.connected += 1 }
+            }
+            return result
         }
     }
 

@@ -70,20 +70,29 @@ struct ConnectionBench: Sendable {
             }
             return count
         }
-        for _ in 0..<events {
+        // One deadline for the sends and the echoes: a server gone mid-run leaves the window full
+        // (nothing acknowledges), and the sends waited for room for good.
+        let giveUp = start + deadline
+        let watchdog = Task {
+            try await Task.sleep(until: giveUp)
+            received.cancel()
+        }
+        for sent in 0..<events {
             while true {
                 do {
                     try await connection.send("echo", payload)
                     break
                 } catch ConnectionError.queueFull {
                     // The channel's window is full: its acknowledgements free it.
+                    guard ContinuousClock.now < giveUp else {
+                        watchdog.cancel()
+                        received.cancel()
+                        await connection.disconnectAndRelease()
+                        throw BenchError(description: "\(kind.rawValue): \(sent) of \(events) sent within \(deadline), the queue full (\(connection.state))")
+                    }
                     try await Task.sleep(for: .milliseconds(1))
                 }
             }
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: deadline)
-            received.cancel()
         }
         let echoed = await received.value
         watchdog.cancel()

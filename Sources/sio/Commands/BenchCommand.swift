@@ -235,6 +235,9 @@ struct BenchCommand: AsyncParsableCommand {
             let kind = churnOptions.churnKind.map { "\($0.rawValue) connection" } ?? "Socket.IO (\(transport.rawValue))"
             StandardOutput.line(ChurnBench.table(target: target, clients: clients, hold: bench.hold, kind: kind, results))
         }
+        if let short = results.first(where: { $0.connected < clients }) {
+            throw CLIError("round \(short.index): \(short.connected) of \(clients) clients connected and got their ack; the first failure: \(short.firstFailure ?? "unknown")")
+        }
     }
 
     /// `--failover`: one column per connection kind.

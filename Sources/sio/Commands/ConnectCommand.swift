@@ -20,7 +20,7 @@ struct ConnectCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .long, help: "Seconds an ack command waits for the reply (default 10).", transform: Seconds.parse)
+    @Option(name: .long, help: "Seconds an ack command waits for the reply (default 10).", transform: Seconds.parsePositive)
     var ackTimeout: Duration = .seconds(10)
 
     @Option(name: .long, help: "Where the prompt's history is kept (default ~/.sio_history).")
@@ -34,7 +34,6 @@ struct ConnectCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard ackTimeout > .zero else { throw CLIError("--ack-timeout must be positive") }
             let (manager, socket) = try connection.makeSocket()
             let incoming = IncomingEvents(socket)  // before connecting: the first events are not missed
             try await connection.connect(socket, manager: manager)

@@ -20,7 +20,7 @@ struct EmitCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Ask for an acknowledgement and print its items.")
     var ack = false
 
-    @Option(name: .long, help: "Seconds to wait for the ack (default 10).", transform: Seconds.parse)
+    @Option(name: .long, help: "Seconds to wait for the ack (default 10).", transform: Seconds.parsePositive)
     var timeout: Duration = .seconds(10)
 
     func run() async throws {

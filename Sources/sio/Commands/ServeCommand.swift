@@ -76,7 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
                 } catch let error as CLIError {
                     throw error
                 } catch {
-                    throw CLIError("cannot join the cluster at \(cluster): \(error)")
+                    throw CLIError("cannot join the cluster at \(Self.redacted(cluster)): \(error)")
                 }
                 configuration.adapter = .cluster(transport, self.cluster.options)
                 clusterTransport = transport

@@ -25,7 +25,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also inject faults: delays, and cuts and a stall through a fault proxy.")
     var faults = false
 
-    @Option(name: .long, help: "Seconds each scenario may take before it counts as a hang (default 60).", transform: Seconds.parse)
+    @Option(name: .long, help: "Seconds each scenario may take before it counts as a hang (default 60).", transform: Seconds.parsePositive)
     var deadline: Duration = .seconds(60)
 
     func run() async throws {

@@ -14,7 +14,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "The CONNECT auth payload, a JSON object, e.g. '{\"token\":\"secret\"}'.")
     var auth: String?
 
-    @Option(name: .long, help: "Seconds to wait for the connection (default 20).", transform: Seconds.parse)
+    @Option(name: .long, help: "Seconds to wait for the connection (default 20).", transform: Seconds.parsePositive)
     var connectTimeout: Duration = .seconds(20)
 
     @Option(name: .long, help: "websocket, polling, or auto (polling first, then upgrade).")

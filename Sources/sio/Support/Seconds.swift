@@ -15,4 +15,12 @@ enum Seconds {
         }
         return .milliseconds(Int64((min(value, longest) * 1000).rounded(.towardZero)))
     }
+
+    /// Like ``parse(_:)``, for a timeout or a deadline: at least a millisecond (0 would end the
+    /// wait before it began, and fail as if the other side never answered).
+    static func parsePositive(_ argument: String) throws -> Duration {
+        let duration = try parse(argument)
+        guard duration > .zero else { throw ValidationError("'\(argument)' is not a number of seconds above 0") }
+        return duration
+    }
 }

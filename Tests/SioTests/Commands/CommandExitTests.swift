@@ -51,6 +51,21 @@ import Testing
         #expect(result.stderr.contains("sio: "), "stderr: \(result.stderr)")
     }
 
+    /// `bench --churn` whose clients do not make it fails with the first one's reason, exit 1;
+    /// it printed a table of rounds with 0 connected and exited 0. A refused namespace too.
+    @Test(arguments: ["http://127.0.0.1:9", "/chat"])
+    func churnWhoseClientsFailFails(_ target: String) async throws {
+        guard let sio = SioBinary.orSkip("churnWhoseClientsFailFails") else { return }
+        let result = try await EmbeddedDemoServer.with { _, url in
+            let address = target.hasPrefix("/") ? url.absoluteString + target : target
+            return try await withTimeout(60, "sio bench --churn exiting") {
+                try await ChildProcess.run(sio, ["bench", address, "--no-python", "--churn", "1", "--clients", "2"])
+            }
+        }
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("sio: round 1: 0 of 2 clients connected and got their ack; the first failure: "), "stderr: \(result.stderr)")
+    }
+
     /// `listen --count 2` prints two events and exits 0 (it used to print them and hang).
     @Test func listenWithCountExits() async throws {
         guard let sio = SioBinary.orSkip("listenWithCountExits") else { return }
