@@ -1,3 +1,4 @@
+import Logging
 import SwitchboardCore
 import NIOConcurrencyHelpers
 extension ServerSocket {
@@ -52,9 +53,19 @@ extension ServerSocket {
 
     /// The client's `event`s as an async sequence; it ends when the socket disconnects or the
     /// task stops iterating.
-    public func events(named event: String) -> AsyncStream<ServerEvent> {
-        let (stream, continuation) = AsyncStream<ServerEvent>.makeStream()
-        let id = on(event) { continuation.yield($0) }
+    ///
+    /// At most `limit` events wait for the task: a client that sends faster than it iterates for
+    /// longer has its connection closed (a transport error, logged), rather than growing the
+    /// server's memory without end or losing events without a word.
+    public func events(named event: String, bufferingUpTo limit: Int = 4_096) -> AsyncStream<ServerEvent> {
+        let (stream, continuation) = AsyncStream<ServerEvent>.makeStream(bufferingPolicy: .bufferingOldest(max(limit, 1)))
+        let id = on(event) { [weak self] received in
+            guard case .dropped = continuation.yield(received) else { return }
+            self?.client.session.logger.warning("closing: an events(named:) stream fell behind", metadata: [
+                "socketio.event": "\(event)", "socketio.limit": "\(limit)",
+            ])
+            self?.client.session.close(.transportError("more than \(limit) \"\(event)\" events waiting for events(named:)"))
+        }
         onDisconnect(stream: id.value) { _ in continuation.finish() }
         // Removes the listener and the disconnect handler: a stream dropped early keeps neither.
         continuation.onTermination = { [weak self] _ in self?.off(id) }
