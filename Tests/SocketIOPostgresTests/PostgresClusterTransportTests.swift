@@ -227,21 +227,8 @@ struct PostgresClusterTransportTests {
             // twice (the adapter's numbering drops such copies): the catch-up's margin repeats
             // the first, and one published between the new LISTEN and the journal read (a slow
             // publisher) is both read back and notified. Nothing is missing or out of order.
-            let numbers = try await withTimeout(30, "the caught-up messages and the new one") {
-                var numbers: [UInt64] = []
-                for await message in inbox.messages {
-                    numbers.append(message.sequence ?? 0)
-                    if message.sequence == 51 { break }
-                }
-                return numbers
-            }
-            // What the adapter applies: each number above the highest so far (copies dropped).
-            var highest: UInt64 = 1
-            let applied = numbers.filter { number in
-                guard number > highest else { return false }
-                highest = number
-                return true
-            }
+            let numbers = try await inbox.sequences(through: 51, within: 30, "the caught-up messages and the new one")
+            let applied = Inbox.applied(numbers, after: 1)
             #expect(applied == Array(2 ... 51).map(UInt64.init), "\(numbers)")
             await listener.shutdown()
             await publisher.shutdown()

@@ -49,21 +49,8 @@ struct SilentPathTests {
         proxy.refuseNewConnections(false)
         _ = try await listener.events.firstMatch(within: 30, "the reconnection") { $0 == .restored }
         try await publisher.publish(Self.numbered(3))
-        let numbers = try await withTimeout(30, "the message of the silence and the one after") {
-            var numbers: [UInt64] = []
-            for await message in inbox.messages {
-                numbers.append(message.sequence ?? 0)
-                if message.sequence == 3 { break }
-            }
-            return numbers
-        }
-        // What the adapter applies: each number above the highest so far (copies dropped).
-        var highest: UInt64 = 1
-        let applied = numbers.filter { number in
-            guard number > highest else { return false }
-            highest = number
-            return true
-        }
+        let numbers = try await inbox.sequences(through: 3, within: 30, "the message of the silence and the one after")
+        let applied = Inbox.applied(numbers, after: 1)
         #expect(applied == [2, 3], "\(numbers)")
         await listener.shutdown()
         await publisher.shutdown()

@@ -58,6 +58,29 @@ struct Inbox {
         self.messages = messages
         deliver = { continuation.yield($0) }
     }
+
+    /// The sequence numbers of the messages that arrive, up to the one numbered `last`.
+    func sequences(through last: UInt64, within seconds: Double, _ what: String) async throws -> [UInt64] {
+        try await withTimeout(seconds, what) {
+            var numbers: [UInt64] = []
+            for await message in messages {
+                numbers.append(message.sequence ?? 0)
+                if message.sequence == last { break }
+            }
+            return numbers
+        }
+    }
+
+    /// What the adapter applies of `numbers`: each number above the highest so far (copies and
+    /// late ones dropped), starting above `first`.
+    static func applied(_ numbers: [UInt64], after first: UInt64) -> [UInt64] {
+        var highest = first
+        return numbers.filter { number in
+            guard number > highest else { return false }
+            highest = number
+            return true
+        }
+    }
 }
 
 extension TestDatabase {

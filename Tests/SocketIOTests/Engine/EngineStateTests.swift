@@ -90,10 +90,8 @@ import Testing
         #expect(state.timer == nil)
     }
 
-    /// Packets emitted while polling paused for the upgrade come out of `detach`, for the
-    /// engine's close to send before its close packet; before, the close dropped them without a
-    /// word (a client that connected, emitted and closed at once lost its emits and DISCONNECT).
-    @Test func packetsHeldForTheUpgradeComeOutWithTheTransport() throws {
+    /// An open polling session whose upgrade's probe answered: polling pauses, sends are held.
+    static func pausedForTheUpgrade() throws -> (EngineState, RecordingTransport) {
         var state = EngineState(version: .v4)
         let opening = state.startOpening(on: .polling)
         let started = try #require(opening)
@@ -103,6 +101,14 @@ import Testing
         let upgrade = state.startUpgrade()
         let probe = try #require(upgrade)
         #expect(state.upgrade.probeReceived(.pong("probe"), from: probe) == .pausePolling)
+        return (state, transport)
+    }
+
+    /// Packets emitted while polling paused for the upgrade come out of `detach`, for the
+    /// engine's close to send before its close packet; before, the close dropped them without a
+    /// word (a client that connected, emitted and closed at once lost its emits and DISCONNECT).
+    @Test func packetsHeldForTheUpgradeComeOutWithTheTransport() throws {
+        var (state, transport) = try Self.pausedForTheUpgrade()
         let bye = state.send([.message("bye")], afterPeerRead: false)
         #expect(bye.sent && transport.all.isEmpty, "held while polling pauses")
         #expect(state.machine.close() != .none)
@@ -115,15 +121,7 @@ import Testing
     /// fence when they are let go (it went out in one batch with the events before it, which
     /// socket.io's Node server then drops).
     @Test func heldPacketsKeepTheirFences() throws {
-        var state = EngineState(version: .v4)
-        let opening = state.startOpening(on: .polling)
-        let started = try #require(opening)
-        let transport = RecordingTransport()
-        _ = state.install(transport, id: started.id)
-        _ = state.step(for: .packet(Self.open), from: started.id)
-        let upgrade = state.startUpgrade()
-        let probe = try #require(upgrade)
-        #expect(state.upgrade.probeReceived(.pong("probe"), from: probe) == .pausePolling)
+        var (state, transport) = try Self.pausedForTheUpgrade()
         _ = state.send([.message("2[\"last\"]")], afterPeerRead: false)
         _ = state.send([.message("1")], afterPeerRead: true)
         _ = state.send([.message("2[\"after\"]")], afterPeerRead: false)
