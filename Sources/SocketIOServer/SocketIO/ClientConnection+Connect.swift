@@ -139,7 +139,14 @@ extension ClientConnection {
     }
 
     private func refuse(_ name: String, message: String, data: JSONValue?) {
-        write(SocketPacket.connectRefusal(name, message: message, data: data, protocolV4: isProtocolV4))
+        if isProtocolV4 {
+            // v4's ERROR: the data, or the message as a JSON string (socket.io's EIO3 answer).
+            write(SocketPacket(kind: .connectError, namespace: name, data: data ?? .string(message)))
+        } else {
+            var payload: JSONObject = ["message": .string(message)]
+            if let data { payload["data"] = data }
+            write(SocketPacket(kind: .connectError, namespace: name, data: .object(payload)))
+        }
         environment.events.emit(.socketRefused(namespace: name, sid: session.sid, message: message))
     }
 }

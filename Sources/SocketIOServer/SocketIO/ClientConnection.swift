@@ -7,16 +7,16 @@ import SocketIOProtocol
 /// routes them to the socket of each namespace it joined, and runs the CONNECT handshakes.
 ///
 /// Messages arrive one at a time from the session's transport task (the WebSocket reader or the
-/// POST being handled). A CONNECT is handled in a task of its own (auth hooks, reply, connection
-/// handlers), so one that waits holds up neither the heartbeat, nor the client's other
-/// namespaces, nor the acks its own handlers wait for; the client's other packets for that
-/// namespace wait for it (``ClientSockets``), so a socket never gets an event before its
-/// handlers exist.
+/// POST being handled); a CONNECT is handled to the end (auth hooks, reply, connection handlers)
+/// before the next message is read, so a socket never gets an event before its handlers exist.
 final class ClientConnection: Sendable {
     private struct State {
         var decoder: SocketPacketDecoder
         var sockets = ClientSockets()
         var closed = false
+        /// Protocol v4: the automatic join of `/` (messages wait for it, so no CONNECT is handled
+        /// meanwhile: it needs no `ClientSockets` reservation).
+        var autoConnect: Task<Void, Never>?
     }
 
     let session: EngineSession
@@ -43,7 +43,8 @@ final class ClientConnection: Sendable {
     func start() {
         if isProtocolV4 {
             _ = namespaces.namespace("/")  // socket.io's server always has it
-            if state.withLockedValue({ $0.sockets.beginJoining("/") }) { startConnect(to: "/", auth: nil) }
+            let join = Task { await self.connect(to: "/", auth: nil) }
+            state.withLockedValue { $0.autoConnect = join }
             return
         }
         timers.arm(0, after: environment.configuration.connectTimeout) { [weak self] in
@@ -51,6 +52,13 @@ final class ClientConnection: Sendable {
             self.session.logger.debug("closing: no namespace joined in time")
             self.session.close(.forcedClose)
         }
+    }
+
+    /// Waits for the automatic join of `/` (protocol v4) before the client's first message.
+    private func awaitAutoConnect() async {
+        guard let join = state.withLockedValue({ $0.autoConnect }) else { return }
+        await join.value
+        state.withLockedValue { $0.autoConnect = nil }
     }
 
     var isClosed: Bool { state.withLockedValue { $0.closed } }
@@ -70,6 +78,7 @@ final class ClientConnection: Sendable {
     /// Feeds one message to the decoder under the lock (it holds a binary packet's attachments
     /// so far), then dispatches the packet it completed, if any, outside the lock.
     private func receive(_ decode: (inout SocketPacketDecoder) throws(ProtocolError) -> SocketPacket?) async {
+        await awaitAutoConnect()
         let decoded: Result<SocketPacket?, ProtocolError> = state.withLockedValue { state in
             guard !state.closed else { return .success(nil) }
             do throws(ProtocolError) {
@@ -90,49 +99,30 @@ final class ClientConnection: Sendable {
 
     private func dispatch(_ packet: SocketPacket) async {
         let name = NamespaceRegistry.normalize(packet.namespace)
+        let (socket, joining) = state.withLockedValue { state in
+            (state.sockets.socket(name), packet.kind == .connect && state.sockets.beginJoining(name))
+        }
         switch packet.kind {
         case .connect:
             // socket.io closes a client that connects twice to one namespace ("invalid state"):
             // so does one whose CONNECT to it is still being handled (see `ClientSockets`).
-            guard state.withLockedValue({ $0.sockets.beginJoining(name) }) else {
-                return fail(.parseError("CONNECT to a namespace joined or being joined: \(name)"))
-            }
+            guard joining else { return fail(.parseError("CONNECT to a namespace joined or being joined: \(name)")) }
             // Protocol v4 carries auth in the namespace's query (`/admin?token=1,`).
-            startConnect(to: name, auth: isProtocolV4 ? SocketPacket.queryObject(of: packet.namespace) : packet.data?.objectValue)
+            await connect(to: name, auth: isProtocolV4 ? Self.queryObject(of: packet.namespace) : packet.data?.objectValue)
+            state.withLockedValue { $0.sockets.endJoining(name) }
         case .event, .binaryEvent, .ack, .binaryAck, .disconnect:
-            switch state.withLockedValue({ $0.sockets.route(packet, to: name) }) {
-            case .deliver(let socket):
-                socket.received(packet)
-            case .held:
-                return
-            case .heldFull:
-                await waitForRoom()
-            case .notJoined:
-                fail(.parseError("packet for a namespace not joined: \(name)"))
-            }
+            guard let socket else { return fail(.parseError("packet for a namespace not joined: \(name)")) }
+            socket.received(packet)
         case .connectError:
             fail(.parseError("CONNECT_ERROR from a client"))
         }
     }
 
-    /// Handles a CONNECT beside the reading, then hands its socket what the client sent it
-    /// meanwhile, in order (``ClientSockets``).
-    private func startConnect(to name: String, auth: JSONObject?) {
-        Task {
-            await connect(to: name, auth: auth)
-            while let (pending, socket, wake) = state.withLockedValue({ $0.sockets.takePending(name) }) {
-                wake?.resume()
-                guard let socket else { return fail(.parseError("packet for a namespace not joined: \(name)")) }
-                for packet in pending { socket.received(packet) }
-            }
-        }
-    }
-
-    /// Too many packets wait for a CONNECT being handled: reading waits until they are handed on.
-    private func waitForRoom() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            state.withLockedValue { $0.sockets.waitForRoom(continuation) }?.resume()
-        }
+    /// `{"token":"1"}` of `/admin?token=1`; `nil` without a query.
+    static func queryObject(of namespace: String) -> JSONObject? {
+        guard let mark = namespace.firstIndex(of: "?") else { return nil }
+        let parameters = EngineQuery(namespace[namespace.index(after: mark)...]).parameters
+        return JSONObject(parameters.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
     }
 
     private func fail(_ reason: EngineCloseReason) {
@@ -173,12 +163,11 @@ final class ClientConnection: Sendable {
 
     /// The Engine.IO session ended: every socket leaves with the matching reason.
     func engineClosed(_ reason: EngineCloseReason) {
-        let (sockets, wake) = state.withLockedValue { state in
+        let sockets: [ServerSocket] = state.withLockedValue { state in
             state.closed = true
             state.decoder.reset()
             return state.sockets.removeAll()
         }
-        wake?.resume()
         timers.cancelAll()
         let socketReason = ServerDisconnectReason(reason)
         for socket in sockets { socket.finish(socketReason) }

@@ -19,12 +19,9 @@ public import SocketIOProtocol
 /// Every method is safe from any thread. Broadcasts resolve their recipients under the
 /// namespace's lock, then encode once and write to each recipient's own queue after releasing it.
 public final class Namespace: Sendable {
-    /// An auth hook: throw ``ConnectionRefused`` (or any error) to refuse the connection. It may
-    /// wait (a database lookup): the connection's heartbeat and its other namespaces go on.
+    /// An auth hook: throw ``ConnectionRefused`` (or any error) to refuse the connection.
     public typealias Middleware = @Sendable (SocketHandshake) async throws -> Void
     /// Called for every socket that joins, after the CONNECT reply and before its first event.
-    /// It may wait: it runs beside the connection's reading (the heartbeat, the client's other
-    /// namespaces and the acks it waits for go on), and the socket's events wait for it.
     public typealias ConnectionHandler = @Sendable (ServerSocket) async -> Void
 
     /// The namespace's name, e.g. `/` or `/chat`.

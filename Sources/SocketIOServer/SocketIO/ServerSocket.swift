@@ -15,11 +15,9 @@ public import SocketIOProtocol
 /// }
 /// ```
 ///
-/// Every method is safe from any thread. Event handlers run on the connection's own task, one
-/// event at a time and in the order the client sent them, never while a lock is held; an event
-/// handler that needs to wait should start its own task. A connection handler may wait (as above,
-/// for an ack): it runs beside the connection's reading, and the client's events to this
-/// namespace wait for it to return. Emits never block: they queue for the client (see
+/// Every method is safe from any thread. Handlers run on the connection's own task, one event
+/// at a time and in the order the client sent them, never while a lock is held; a handler that
+/// needs to wait should start its own task. Emits never block: they queue for the client (see
 /// ``SocketIOServer/Configuration/maxQueuedBytes``).
 public final class ServerSocket: Sendable {
 
