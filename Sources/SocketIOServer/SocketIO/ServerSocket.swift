@@ -11,13 +11,15 @@ public import SocketIOProtocol
 ///         event.ack?.respond(event.items)
 ///     }
 ///     socket.onDisconnect { reason in print(socket.id, "left:", reason) }
-///     let reply = try? await socket.emitWithAck("ping", "are you there?", timeout: .seconds(5))
+///     // In a task of its own: the client's ack is read once the connection handler returns.
+///     Task { let reply = try? await socket.emitWithAck("ping", "are you there?", timeout: .seconds(5)) }
 /// }
 /// ```
 ///
 /// Every method is safe from any thread. Handlers run on the connection's own task, one event
 /// at a time and in the order the client sent them, never while a lock is held; a handler that
-/// needs to wait should start its own task. Emits never block: they queue for the client (see
+/// needs to wait should start its own task (a connection handler too: the connection reads
+/// nothing, acks and heartbeats included, until it returns). Emits never block: they queue for the client (see
 /// ``SocketIOServer/Configuration/maxQueuedBytes``).
 public final class ServerSocket: Sendable {
 
